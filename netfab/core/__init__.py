@@ -1,0 +1,1 @@
+"""Types shared by every pipeline stage: source locations, findings, exit codes, package data paths."""
