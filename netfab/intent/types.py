@@ -1,0 +1,183 @@
+"""The intent's shared vocabulary: constrained types reused by every model.
+
+Quantities that have units in the real world (bytes, speeds, durations, rates) must be written WITH their
+unit in the intent ("150KB", "400G", "200ms", "5Mbps"): a bare 150 next to an ECN threshold is exactly the
+kind of ambiguity (cells? KB? KiB?) that puts a lossless fabric into PFC storms. Values are normalised to one
+internal unit (bytes, Gb/s, microseconds, Mb/s) so later stages never convert again.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import StrEnum
+from typing import Annotated, Any
+
+from pydantic import BeforeValidator, Field, WithJsonSchema
+
+Dscp = Annotated[int, Field(ge=0, le=63, description="DSCP code point, 0-63")]
+Priority = Annotated[int, Field(ge=0, le=7, description="802.1p priority / switch priority / traffic class, 0-7")]
+Percent = Annotated[float, Field(ge=0, le=100, description="percent, 0-100")]
+Asn = Annotated[int, Field(ge=1, le=4294967294, description="BGP AS number (2- or 4-byte)")]
+Mtu = Annotated[int, Field(ge=1280, le=9216, description="interface MTU in bytes (L3), 1280-9216")]
+Count = Annotated[int, Field(ge=1, le=1_000_000)]
+
+_NAME_RE = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$"
+# Names end up in file names, Nornir inventory keys and CLI; restrict them so they can never escape an
+# output directory ("../x") or break a config line.
+Name = Annotated[str, Field(pattern=_NAME_RE, description="letters, digits, '_', '-', '.'; starts alnum")]
+
+
+class Platform(StrEnum):
+    ARISTA_EOS = "arista_eos"
+    NVIDIA_CUMULUS = "nvidia_cumulus"
+    SONIC = "sonic"
+    CISCO_NXOS = "cisco_nxos"
+    JUNIPER_JUNOS = "juniper_junos"
+    FRR = "frr"
+
+
+class HashField(StrEnum):
+    """ECMP hash inputs, named vendor-neutrally; renderers map them to each platform's keywords."""
+
+    SRC_IP = "src_ip"
+    DST_IP = "dst_ip"
+    IP_PROTOCOL = "ip_protocol"
+    SRC_PORT = "src_port"
+    DST_PORT = "dst_port"
+    IPV6_FLOW_LABEL = "ipv6_flow_label"
+    INGRESS_PORT = "ingress_port"
+    INNER_SRC_IP = "inner_src_ip"
+    INNER_DST_IP = "inner_dst_ip"
+    INNER_IP_PROTOCOL = "inner_ip_protocol"
+    INNER_SRC_PORT = "inner_src_port"
+    INNER_DST_PORT = "inner_dst_port"
+    ROCE_DEST_QP = "rocev2_dest_qp"  # RoCEv2 BTH destination queue pair: entropy per QP
+    ROCE_OPCODE = "rocev2_opcode"
+
+
+# --- quantities with units -------------------------------------------------------------------------------
+
+_BYTE_UNITS = {"B": 1, "KB": 1000, "KIB": 1024, "MB": 1000**2, "MIB": 1024**2, "GB": 1000**3, "GIB": 1024**3}
+_BYTES_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMG]i?B|B)\s*$", re.IGNORECASE)
+
+
+def _parse_bytes(value: Any) -> Any:
+    if isinstance(value, bool):
+        raise ValueError("a size needs a number and a unit, e.g. 150KB")
+    if isinstance(value, int | float):
+        raise ValueError(f"size {value!r} has no unit; write it with one, e.g. '{value}KB' or '{value}B'")
+    if isinstance(value, str):
+        m = _BYTES_RE.match(value)
+        if not m:
+            raise ValueError(f"cannot read size {value!r}; use B, KB, KiB, MB or MiB (KB = 1000 B, KiB = 1024 B)")
+        # 'kb' is ambiguous with kilobits in networking, so units are case-sensitive except for the i.
+        unit = m.group(2)
+        if unit[0] in "kmg" or unit[-1] == "b":
+            raise ValueError(f"size {value!r}: write the unit as B, KB, KiB, MB or MiB ('kb' reads as kilobits)")
+        return round(float(m.group(1)) * _BYTE_UNITS[unit.upper()])
+    return value
+
+
+ByteSize = Annotated[
+    int,
+    BeforeValidator(_parse_bytes),
+    Field(ge=0),
+    WithJsonSchema({"type": "string", "pattern": r"^\d+(\.\d+)?\s*([KMG]i?B|B)$", "examples": ["150KB", "1.5MB"]}),
+]
+
+_SPEED_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([GT])(?:bps|b/s)?\s*$", re.IGNORECASE)
+
+
+def _parse_speed(value: Any) -> Any:
+    if isinstance(value, bool) or isinstance(value, int | float):
+        raise ValueError(f"speed {value!r} has no unit; write e.g. '400G'")
+    if isinstance(value, str):
+        m = _SPEED_RE.match(value)
+        if not m:
+            raise ValueError(f"cannot read speed {value!r}; write e.g. 100G, 400G, 800G or 1.6T")
+        gbps = float(m.group(1)) * (1000 if m.group(2).upper() == "T" else 1)
+        if gbps not in (1, 10, 25, 40, 50, 100, 200, 400, 800, 1600):
+            raise ValueError(f"{value!r} is not an Ethernet port speed (10G..1.6T)")
+        return int(gbps)
+    return value
+
+
+SpeedGbps = Annotated[
+    int,
+    BeforeValidator(_parse_speed),
+    WithJsonSchema({"type": "string", "pattern": r"^\d+(\.\d+)?[GT]$", "examples": ["400G", "800G"]}),
+]
+
+_DURATION_UNITS = {"us": 1, "µs": 1, "ms": 1000, "s": 1_000_000}
+_DURATION_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(us|µs|ms|s)\s*$")
+
+
+def _parse_duration(value: Any) -> Any:
+    if isinstance(value, bool) or isinstance(value, int | float):
+        raise ValueError(f"duration {value!r} has no unit; write e.g. '200ms' or '4us'")
+    if isinstance(value, str):
+        m = _DURATION_RE.match(value)
+        if not m:
+            raise ValueError(f"cannot read duration {value!r}; use us, ms or s (e.g. 200ms)")
+        return round(float(m.group(1)) * _DURATION_UNITS[m.group(2)])
+    return value
+
+
+Microseconds = Annotated[
+    int,
+    BeforeValidator(_parse_duration),
+    Field(ge=0),
+    WithJsonSchema({"type": "string", "pattern": r"^\d+(\.\d+)?\s*(us|µs|ms|s)$", "examples": ["200ms", "4us"]}),
+]
+
+_RATE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([MG])bps\s*$")
+
+
+def _parse_rate(value: Any) -> Any:
+    if isinstance(value, bool) or isinstance(value, int | float):
+        raise ValueError(f"rate {value!r} has no unit; write e.g. '5Mbps'")
+    if isinstance(value, str):
+        m = _RATE_RE.match(value)
+        if not m:
+            raise ValueError(f"cannot read rate {value!r}; write e.g. 5Mbps or 1Gbps")
+        return round(float(m.group(1)) * (1000 if m.group(2) == "G" else 1))
+    return value
+
+
+Mbps = Annotated[
+    int,
+    BeforeValidator(_parse_rate),
+    Field(ge=0),
+    WithJsonSchema({"type": "string", "pattern": r"^\d+(\.\d+)?\s*[MG]bps$", "examples": ["5Mbps", "1Gbps"]}),
+]
+
+
+def _parse_ratio(value: Any) -> Any:
+    # Oversubscription is downlink:uplink capacity. Designs say "1:7" and "7:1" for the same thing, and an
+    # undersubscribed tier is not a design anyone builds, so the larger side is taken as the factor.
+    if isinstance(value, bool):
+        raise ValueError("oversubscription is a ratio like '1:1' or '7:1'")
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):
+        m = re.match(r"^\s*(\d+(?:\.\d+)?)\s*:\s*(\d+(?:\.\d+)?)\s*$", value)
+        if not m or float(m.group(1)) == 0 or float(m.group(2)) == 0:
+            raise ValueError(f"cannot read ratio {value!r}; write e.g. '1:1' or '7:1'")
+        a, b = float(m.group(1)), float(m.group(2))
+        return max(a, b) / min(a, b)
+    return value
+
+
+Oversubscription = Annotated[
+    float,
+    BeforeValidator(_parse_ratio),
+    Field(ge=1.0),
+    WithJsonSchema({"type": "string", "pattern": r"^\d+(\.\d+)?:\d+(\.\d+)?$", "examples": ["1:1", "7:1"]}),
+]
+
+
+def format_bytes(n: int) -> str:
+    """Human form used in messages: 150000 -> '150 KB', 1500000 -> '1,500 KB'."""
+    if n % 1000 == 0 and n >= 1000:
+        return f"{n // 1000:,} KB"
+    return f"{n:,} B"
