@@ -89,7 +89,7 @@ _SPEED_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([GT])(?:bps|b/s)?\s*$", re.IGNOR
 
 
 def _parse_speed(value: Any) -> Any:
-    if isinstance(value, bool) or isinstance(value, int | float):
+    if isinstance(value, bool | int | float):
         raise ValueError(f"speed {value!r} has no unit; write e.g. '400G'")
     if isinstance(value, str):
         m = _SPEED_RE.match(value)
@@ -113,7 +113,7 @@ _DURATION_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(us|µs|ms|s)\s*$")
 
 
 def _parse_duration(value: Any) -> Any:
-    if isinstance(value, bool) or isinstance(value, int | float):
+    if isinstance(value, bool | int | float):
         raise ValueError(f"duration {value!r} has no unit; write e.g. '200ms' or '4us'")
     if isinstance(value, str):
         m = _DURATION_RE.match(value)
@@ -134,7 +134,7 @@ _RATE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([MG])bps\s*$")
 
 
 def _parse_rate(value: Any) -> Any:
-    if isinstance(value, bool) or isinstance(value, int | float):
+    if isinstance(value, bool | int | float):
         raise ValueError(f"rate {value!r} has no unit; write e.g. '5Mbps'")
     if isinstance(value, str):
         m = _RATE_RE.match(value)
