@@ -1,0 +1,82 @@
+"""Root of the `netfab` CLI.
+
+Each verb lives in its own module with a `register(app)` function. Heavy imports (nornir, napalm, jinja2)
+happen inside the verb's function, so `netfab lint` in CI starts fast.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import typer
+
+from netfab import __version__
+from netfab.core.exitcodes import ExitCode
+
+app = typer.Typer(
+    name="netfab",
+    help="Intent-driven build, deploy, verify and drift audit for AI/RoCE GPU fabrics.",
+    no_args_is_help=True,
+    add_completion=True,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"netfab {__version__}")
+        raise typer.Exit(ExitCode.OK)
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version."),
+) -> None:
+    """Exit codes: 0 ok, 1 findings/drift/failed checks, 2 usage or unreadable input, 3 internal error."""
+
+
+def _register_verbs() -> None:
+    # Imported here so that a broken verb module is an internal error of that verb's registration,
+    # reported by main() below, not an import-time traceback.
+    from netfab.cli import lint_cmd
+
+    for module in (lint_cmd,):
+        module.register(app)
+
+
+def main() -> None:
+    """Console-script entry point: never lets a traceback reach an operator unless NETFAB_DEBUG is set."""
+    try:
+        _register_verbs()
+        app(standalone_mode=False)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except typer.Abort:
+        typer.echo("aborted", err=True)
+        sys.exit(ExitCode.USAGE)
+    except KeyboardInterrupt:
+        typer.echo("interrupted", err=True)
+        sys.exit(130)
+    except Exception as exc:
+        import click
+
+        if isinstance(exc, click.exceptions.UsageError):
+            exc.show()
+            sys.exit(ExitCode.USAGE)
+        if isinstance(exc, click.exceptions.ClickException):
+            exc.show()
+            sys.exit(ExitCode.USAGE)
+        if os.environ.get("NETFAB_DEBUG"):
+            raise
+        typer.echo(
+            f"netfab: internal error: {type(exc).__name__}: {exc}\n"
+            "This is a bug in netfab, not in your input. Re-run with NETFAB_DEBUG=1 for a traceback.",
+            err=True,
+        )
+        sys.exit(ExitCode.INTERNAL)
+
+
+if __name__ == "__main__":
+    main()
