@@ -50,7 +50,10 @@ def main() -> None:
     """Console-script entry point: never lets a traceback reach an operator unless NETFAB_DEBUG is set."""
     try:
         _register_verbs()
-        app(standalone_mode=False)
+        # standalone_mode=False: click returns the exit code of typer.Exit instead of calling sys.exit,
+        # and raises usage errors, so both pass through the handlers below.
+        rc = app(standalone_mode=False)
+        sys.exit(rc if isinstance(rc, int) else ExitCode.OK)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
     except typer.Abort:
