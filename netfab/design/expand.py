@@ -1,0 +1,426 @@
+"""Expand the intent's topology into devices, cables, servers and addresses.
+
+Every name, port, address and ASN is a pure function of stable coordinates (SU/rail, pod/rack, spine
+number) and a per-role index in design order, and every per-role order appends when the fabric grows
+(a new SU or pod only adds at the end). That is what keeps existing devices untouched by growth.
+"""
+
+from __future__ import annotations
+
+import gc
+from ipaddress import IPv4Network
+from math import ceil
+
+from netfab.core.findings import Finding, Location, Severity
+from netfab.design.addressing import PoolExhausted, host_address, ip_str, p2p31, split_blocks
+from netfab.design.errors import DesignError
+from netfab.design.facts import device_hash_seed, hash_plan, nic_plan, qos_plan
+from netfab.design.naming import Namer
+from netfab.design.plan import (
+    BgpNeighborPlan,
+    BgpPlan,
+    DevicePlan,
+    FabricPlan,
+    InterfacePlan,
+    LinkPlan,
+    LinkTier,
+    NicPlan,
+    Role,
+    ServerPlan,
+)
+from netfab.design.ports import PORT_NAMES
+from netfab.intent import Intent
+
+_ROLE_ORDER: tuple[Role, ...] = ("superspine", "spine", "leaf")
+
+
+class _Expander:
+    def __init__(self, intent: Intent, source_file: str) -> None:
+        self.intent = intent
+        self.t = intent.topology
+        self.u = intent.underlay
+        self.namer = Namer(intent)
+        self.qos = qos_plan(intent)
+        self.hashing = hash_plan(intent)
+        self.nic = nic_plan(intent, self.qos)
+        self.devices: dict[str, DevicePlan] = {}
+        self.links: list[LinkPlan] = []
+        self.servers: list[ServerPlan] = []
+        self.source_file = source_file
+        self.mgmt_blocks = dict(zip(_ROLE_ORDER, split_blocks(intent.management.subnet, 4), strict=False))
+        self.unnumbered = self.u.addressing == "unnumbered"
+        self._block_names: dict[IPv4Network, str] = {}
+
+    # --- devices -------------------------------------------------------------------------------------
+    def add_device(self, role: Role, index: int, asn: int, **coords: int | None) -> DevicePlan:
+        tier = getattr(self.t, role)
+        name_coords = dict(coords)
+        if role == "spine" and self.t.style == "clos3":
+            name_coords["index"] = coords.get("spine_in_pod")
+        else:
+            name_coords["index"] = index
+        name_coords.pop("spine_in_pod", None)
+        name = self.namer.name(role, **name_coords)
+        if name in self.devices:
+            raise DesignError(
+                [
+                    Finding(
+                        "DESIGN001",
+                        Severity.ERROR,
+                        f"{role} name template gives '{name}' to two devices",
+                        Location(self.source_file),
+                        hint=f"add a placeholder that differs between them to naming.{role}, e.g. {{index}}",
+                        path=f"naming.{role}",
+                    )
+                ]
+            )
+        pool = getattr(self.u.loopbacks, role)
+        loopback = self._alloc(lambda: host_address(pool, index - 1, f"{role} loopbacks"), f"underlay.loopbacks.{role}")
+        mgmt = self._alloc(
+            lambda: host_address(self.mgmt_blocks[role], index - 1, f"{role} management addresses"),
+            "management.subnet",
+        )
+        plan = DevicePlan(
+            fabric=self.intent.fabric.name,
+            name=name,
+            role=role,
+            platform=str(tier.platform),
+            os_version=tier.os_version,
+            index=index,
+            loopback=loopback,
+            asn=asn,
+            mgmt_ip=mgmt,
+            mtu=self.u.mtu,
+            qos=self.qos,
+            hashing=self.hashing,
+            hash_seed=device_hash_seed(self.hashing, name),
+            su=coords.get("su"),
+            pod=coords.get("pod"),
+            rack=coords.get("rack"),
+            rail=coords.get("rail"),
+            plane=coords.get("plane"),
+        )
+        self.devices[name] = plan
+        return plan
+
+    def _alloc(self, fn, path: str):  # type: ignore[no-untyped-def]
+        try:
+            return fn()
+        except PoolExhausted as exc:
+            raise DesignError(
+                [
+                    Finding(
+                        "DESIGN002",
+                        Severity.ERROR,
+                        str(exc),
+                        Location(self.source_file),
+                        hint=f"give {path} a larger prefix",
+                        path=path,
+                    )
+                ]
+            ) from None
+
+    # --- links ---------------------------------------------------------------------------------------
+    def connect(
+        self,
+        upper: DevicePlan,
+        upper_port: int,
+        lower: DevicePlan,
+        lower_port: int,
+        tier: LinkTier,
+        speed: int,
+        cable_m: float,
+        p2p_index: int,
+        pool: IPv4Network | None,
+        pool_path: str,
+    ) -> None:
+        a_if = PORT_NAMES[upper.platform](upper_port)
+        b_if = PORT_NAMES[lower.platform](lower_port)
+        a_addr = b_addr = a_ip = b_ip = None
+        if not self.unnumbered and pool is not None:
+            a_int, b_int = self._alloc(lambda: p2p31(pool, p2p_index, f"{tier} /31 links"), pool_path)
+            a_ip, b_ip = ip_str(a_int), ip_str(b_int)
+            a_addr, b_addr = f"{a_ip}/31", f"{b_ip}/31"
+        mtu = self.u.mtu
+        upper.interfaces.append(
+            InterfacePlan(
+                name=a_if,
+                port=upper_port,
+                role="fabric_down",
+                peer_device=lower.name,
+                peer_port=b_if,
+                speed_gbps=speed,
+                mtu=mtu,
+                cable_m=cable_m,
+                rail=lower.rail,
+                address=a_addr,
+                peer_address=b_ip,
+                bgp_peer_asn=lower.asn,
+            )
+        )
+        lower.interfaces.append(
+            InterfacePlan(
+                name=b_if,
+                port=lower_port,
+                role="fabric_up",
+                peer_device=upper.name,
+                peer_port=a_if,
+                speed_gbps=speed,
+                mtu=mtu,
+                cable_m=cable_m,
+                rail=lower.rail,
+                address=b_addr,
+                peer_address=a_ip,
+                bgp_peer_asn=upper.asn,
+            )
+        )
+        self.links.append(
+            LinkPlan(upper.name, a_if, lower.name, b_if, tier, speed, cable_m, lower.rail, a_addr, b_addr)
+        )
+
+    # --- the two topology styles ---------------------------------------------------------------------
+    def expand(self) -> FabricPlan:
+        t = self.t
+        planes = t.planes
+        superspines: list[DevicePlan] = []
+        if t.style == "clos3" and t.superspine is not None:
+            for i in range(1, (t.superspine.count or 0) + 1):
+                plane = (i - 1) % planes + 1
+                superspines.append(self.add_device("superspine", i, self.u.asn.superspine, plane=plane))
+        spines_by_pod: dict[int, list[DevicePlan]] = {}
+        spine_count = t.spine.count or 0
+        for pod in range(1, (t.pods or 1) + 1):
+            pod_key = pod if t.style == "clos3" else None
+            asn = self.u.asn.spine + (pod - 1 if t.style == "clos3" else 0)
+            spines_by_pod[pod] = [
+                self.add_device(
+                    "spine",
+                    (pod - 1) * spine_count + i,
+                    asn,
+                    pod=pod_key,
+                    plane=(i - 1) % planes + 1,
+                    spine_in_pod=i,
+                )
+                for i in range(1, spine_count + 1)
+            ]
+        leaves = self._leaves()
+        self._leaf_spine(leaves, spines_by_pod)
+        if superspines:
+            self._spine_superspine(spines_by_pod, superspines)
+        self._servers(leaves)
+        for dev in self.devices.values():
+            dev.interfaces.sort(key=lambda i: i.port)
+            dev.bgp = self._bgp(dev)
+        return FabricPlan(
+            name=self.intent.fabric.name,
+            style=t.style,
+            devices=self.devices,
+            links=self.links,
+            servers=self.servers,
+            qos=self.qos,
+            hashing=self.hashing,
+            nic=self.nic,
+        )
+
+    def _leaves(self) -> dict[tuple[int, int], DevicePlan]:
+        """Leaves keyed by (su, rail) or (pod, rack)."""
+        t = self.t
+        leaves: dict[tuple[int, int], DevicePlan] = {}
+        base = self.u.asn.leaf_base
+        if t.style == "rail_optimized":
+            rails = t.rail_count
+            for su in range(1, (t.scalable_units or 0) + 1):
+                for rail in range(1, rails + 1):
+                    index = (su - 1) * rails + rail
+                    leaves[(su, rail)] = self.add_device("leaf", index, base + index - 1, su=su, rail=rail)
+        else:
+            racks = t.racks_per_pod or 0
+            for pod in range(1, (t.pods or 0) + 1):
+                for rack in range(1, racks + 1):
+                    index = (pod - 1) * racks + rack
+                    leaves[(pod, rack)] = self.add_device("leaf", index, base + index - 1, pod=pod, rack=rack)
+        return leaves
+
+    def _leaf_spine(
+        self, leaves: dict[tuple[int, int], DevicePlan], spines_by_pod: dict[int, list[DevicePlan]]
+    ) -> None:
+        t = self.t
+        uplinks = t.leaf.uplinks
+        downlinks = t.leaf_downlinks
+        pool = self.u.p2p.leaf_spine
+        for (major, minor), leaf in leaves.items():
+            spines = spines_by_pod[major] if t.style == "clos3" else spines_by_pod[1]
+            per_spine = ceil(uplinks / len(spines)) if spines else 0
+            # Position of this leaf among the leaves a spine serves: all leaves (2-tier) or the pod's racks.
+            position = (leaf.index - 1) if t.style == "rail_optimized" else (minor - 1)
+            for k in range(uplinks):
+                spine = spines[k % len(spines)]
+                self.connect(
+                    spine,
+                    position * per_spine + k // len(spines) + 1,
+                    leaf,
+                    downlinks + k + 1,
+                    "leaf_spine",
+                    t.leaf.uplink_speed,
+                    t.leaf.uplink_cable_m,
+                    (leaf.index - 1) * uplinks + k,
+                    pool,
+                    "underlay.p2p.leaf_spine",
+                )
+
+    def _spine_superspine(self, spines_by_pod: dict[int, list[DevicePlan]], superspines: list[DevicePlan]) -> None:
+        t = self.t
+        planes = t.planes
+        uplinks = t.spine.uplinks
+        spine_count = t.spine.count or 0
+        downlinks = (t.racks_per_pod or 0) * ceil(t.leaf.uplinks / spine_count) if spine_count else 0
+        by_plane = {p: [s for s in superspines if s.plane == p] for p in range(1, planes + 1)}
+        spines_per_plane_per_pod = ceil(spine_count / planes)
+        pool = self.u.p2p.spine_superspine
+        for pod, spines in spines_by_pod.items():
+            for i, spine in enumerate(spines, start=1):
+                targets = by_plane[spine.plane or 1]
+                if not targets:
+                    continue
+                per_target = ceil(uplinks / len(targets))
+                position = (pod - 1) * spines_per_plane_per_pod + (i - 1) // planes
+                for k in range(uplinks):
+                    self.connect(
+                        targets[k % len(targets)],
+                        position * per_target + k // len(targets) + 1,
+                        spine,
+                        downlinks + k + 1,
+                        "spine_superspine",
+                        t.spine.uplink_speed,
+                        t.spine.uplink_cable_m,
+                        (spine.index - 1) * uplinks + k,
+                        pool,
+                        "underlay.p2p.spine_superspine",
+                    )
+
+    def _servers(self, leaves: dict[tuple[int, int], DevicePlan]) -> None:
+        t = self.t
+        gpus = t.servers.gpus_per_server
+        hosts = self.u.hosts
+        speed, cable = t.servers.nic_speed, t.servers.cable_m
+        if t.style == "rail_optimized":
+            rails = t.rail_count
+            blocks = self._alloc(lambda: split_blocks(hosts, rails), "underlay.hosts")
+            per_su = t.servers_per_su or 0
+            for su in range(1, (t.scalable_units or 0) + 1):
+                for s in range(1, per_su + 1):
+                    index = (su - 1) * per_su + s
+                    name = self.namer.name("server", index=index, su=su, server=s)
+                    nics = []
+                    for g in range(gpus):
+                        rail = g % rails + 1
+                        leaf = leaves[(su, rail)]
+                        # NICs beyond the rail count (a lint error) stack on the next block of leaf ports.
+                        port = s + (g // rails) * per_su
+                        nics.append(self._nic(leaf, port, g, rail, blocks[rail - 1], index - 1, speed, cable, name))
+                    self.servers.append(ServerPlan(name, index, su, None, None, nics, self.nic))
+        else:
+            per_rack = t.servers_per_rack or 0
+            racks = t.racks_per_pod or 0
+            for pod in range(1, (t.pods or 0) + 1):
+                for rack in range(1, racks + 1):
+                    leaf = leaves[(pod, rack)]
+                    for s in range(1, per_rack + 1):
+                        index = ((pod - 1) * racks + rack - 1) * per_rack + s
+                        name = self.namer.name("server", index=index, pod=pod, rack=rack, server=s)
+                        nics = [
+                            self._nic(
+                                leaf, (s - 1) * gpus + g + 1, g, None, hosts, (index - 1) * gpus + g, speed, cable, name
+                            )
+                            for g in range(gpus)
+                        ]
+                        self.servers.append(ServerPlan(name, index, None, pod, rack, nics, self.nic))
+
+    def _nic(
+        self,
+        leaf: DevicePlan,
+        port: int,
+        g: int,
+        rail: int | None,
+        block: IPv4Network,
+        index: int,
+        speed: int,
+        cable: float,
+        server: str,
+    ) -> NicPlan:
+        leaf_int, nic_int = self._alloc(lambda: p2p31(block, index, "GPU NIC /31 links"), "underlay.hosts")
+        leaf_ip, nic_ip = ip_str(leaf_int), ip_str(nic_int)
+        leaf_addr, nic_addr = f"{leaf_ip}/31", f"{nic_ip}/31"
+        netdev = f"eth{g}"
+        leaf_if = PORT_NAMES[leaf.platform](port)
+        leaf.interfaces.append(
+            InterfacePlan(
+                name=leaf_if,
+                port=port,
+                role="host",
+                peer_device=server,
+                peer_port=netdev,
+                speed_gbps=speed,
+                mtu=self.u.mtu,
+                cable_m=cable,
+                rail=rail,
+                address=leaf_addr,
+                peer_address=nic_ip,
+            )
+        )
+        self.links.append(LinkPlan(leaf.name, leaf_if, server, netdev, "host", speed, cable, rail, leaf_addr, nic_addr))
+        return NicPlan(
+            index=g,
+            netdev=netdev,
+            rdma_device=f"mlx5_{g}",
+            rail=rail,
+            leaf=leaf.name,
+            leaf_port=leaf_if,
+            address=nic_addr,
+            gateway=leaf_ip,
+            routes=(self._block_str(block),),
+        )
+
+    def _block_str(self, block: IPv4Network) -> str:
+        text = self._block_names.get(block)
+        if text is None:
+            text = self._block_names[block] = str(block)
+        return text
+
+    def _bgp(self, dev: DevicePlan) -> BgpPlan:
+        neighbors = [
+            BgpNeighborPlan(
+                interface=i.name,
+                peer_device=i.peer_device,
+                remote_as=i.bgp_peer_asn,
+                address=i.peer_address if not self.unnumbered else None,
+                peer_group="fabric",
+            )
+            for i in dev.interfaces
+            if i.bgp_peer_asn is not None
+        ]
+        networks = [f"{dev.loopback}/32"]
+        # A host link's /31 network address is the leaf's own (even) address.
+        networks += [i.address for i in dev.interfaces if i.role == "host" and i.address is not None]
+        return BgpPlan(
+            asn=dev.asn,
+            router_id=dev.loopback,
+            unnumbered=self.unnumbered,
+            max_paths=self.u.max_paths,
+            bfd=self.u.bfd,
+            neighbors=neighbors,
+            networks=networks,
+        )
+
+
+def design(intent: Intent, source_file: str = "<intent>") -> FabricPlan:
+    """Expand a validated (and lint-clean) intent into the fabric plan."""
+    # The plan is ~10^5 small objects that all live until the process ends: cyclic GC passes over a
+    # growing heap cost more than the expansion itself, and nothing here forms cycles worth collecting.
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _Expander(intent, source_file).expand()
+    finally:
+        if gc_was_enabled:
+            gc.enable()

@@ -1,0 +1,234 @@
+"""The fabric plan and the per-device IR (DevicePlan) that every renderer reads.
+
+Plain slotted dataclasses, not pydantic: a 24k-GPU fabric has ~80,000 interfaces and the intent is already
+validated; re-validating each derived object would dominate build time (see reference/INTEGRATION.md).
+Fabric-wide facts (QosPlan, the DSCP map, hashing) are computed once and shared by reference.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+Role = Literal["leaf", "spine", "superspine"]
+LinkTier = Literal["host", "leaf_spine", "spine_superspine"]
+PortRole = Literal["host", "fabric_down", "fabric_up"]
+
+
+@dataclass(slots=True, frozen=True)
+class EcnPlan:
+    kmin_bytes: int
+    kmax_bytes: int
+    pmax_percent: float
+    weight: int
+
+
+@dataclass(slots=True, frozen=True)
+class QueuePlan:
+    """One egress queue. netfab keeps priority == traffic class == queue, the convention every platform
+    in scope defaults to, so one number names all three."""
+
+    queue: int
+    class_name: str
+    kind: str
+    dscp: tuple[int, ...]
+    lossless: bool
+    scheduling: Literal["strict", "dwrr"]
+    weight: float | None
+    ecn: EcnPlan | None
+
+
+@dataclass(slots=True, frozen=True)
+class WatchdogPlan:
+    detect_us: int
+    restore_us: int
+    polling_us: int
+    action: str
+
+
+@dataclass(slots=True, frozen=True)
+class QosPlan:
+    trust: str
+    dscp_to_queue: dict[int, int]
+    """Every DSCP 0-63 mapped; unlisted DSCPs go to the default class's queue."""
+    queues: tuple[QueuePlan, ...]
+    pfc_priorities: tuple[int, ...]
+    watchdog: WatchdogPlan | None
+    headroom: Literal["auto"] | int
+
+    @property
+    def lossless_queues(self) -> tuple[QueuePlan, ...]:
+        return tuple(q for q in self.queues if q.lossless)
+
+    @property
+    def cnp_queue(self) -> QueuePlan | None:
+        return next((q for q in self.queues if q.kind == "cnp"), None)
+
+    @property
+    def roce_queue(self) -> QueuePlan | None:
+        return next((q for q in self.queues if q.kind == "roce"), None)
+
+    def dscps_of(self, queue: int) -> tuple[int, ...]:
+        return tuple(d for d, q in sorted(self.dscp_to_queue.items()) if q == queue)
+
+
+@dataclass(slots=True, frozen=True)
+class HashPlan:
+    fields: tuple[str, ...]
+    adaptive_routing: bool
+    packet_spraying: bool
+    qps_per_gpu_pair: int
+    seed: int | None
+    """The intent's seed, or None: then each device derives its own (DevicePlan.hash_seed)."""
+
+
+@dataclass(slots=True, frozen=True)
+class NicCongestionPlan:
+    trust: str
+    pfc_vector: tuple[int, ...]
+    """8 entries, 1 = PFC on that priority (mlnx_qos --pfc order)."""
+    roce_dscp: int
+    roce_priority: int
+    roce_mtu: int
+    cnp_dscp: int
+    cnp_priority: int
+    dcqcn_enabled: bool
+    dcqcn_priorities: tuple[int, ...]
+    rp: dict[str, int]
+    np: dict[str, int]
+    dscp_to_priority: dict[int, int]
+    tsa: tuple[str, ...]
+    """Per traffic class: 'strict' or 'ets' (mlnx_qos -s)."""
+    tc_bw: tuple[int, ...]
+    """Per traffic class ETS share; sums to 100 over ETS classes."""
+
+
+@dataclass(slots=True)
+class InterfacePlan:
+    name: str
+    port: int
+    role: PortRole
+    peer_device: str
+    peer_port: str
+    speed_gbps: int
+    mtu: int
+    cable_m: float
+    rail: int | None = None
+    address: str | None = None
+    """CIDR on this end, e.g. '10.64.0.0/31' (host links, and fabric links with p2p31)."""
+    peer_address: str | None = None
+    bgp_peer_asn: int | None = None
+    """Set when a BGP session runs over this interface (fabric links)."""
+    lossless: bool = True
+    headroom_bytes: int = 0
+
+    @property
+    def description(self) -> str:
+        return f"{self.role}: {self.peer_device} {self.peer_port}"
+
+
+@dataclass(slots=True, frozen=True)
+class BgpNeighborPlan:
+    interface: str
+    peer_device: str
+    remote_as: int
+    address: str | None
+    """None for unnumbered (the session runs on the interface's IPv6 link-local)."""
+    peer_group: str
+
+
+@dataclass(slots=True)
+class BgpPlan:
+    asn: int
+    router_id: str
+    unnumbered: bool
+    max_paths: int
+    bfd: bool
+    neighbors: list[BgpNeighborPlan]
+    networks: list[str]
+
+
+@dataclass(slots=True)
+class DevicePlan:
+    """Everything a template needs to render one switch, in vendor-neutral terms."""
+
+    fabric: str
+    name: str
+    role: Role
+    platform: str
+    os_version: str | None
+    index: int
+    """1-based position within its role, in design order (stable under growth)."""
+    loopback: str
+    asn: int
+    mgmt_ip: str
+    mtu: int
+    qos: QosPlan
+    hashing: HashPlan
+    hash_seed: int
+    interfaces: list[InterfacePlan] = field(default_factory=list)
+    bgp: BgpPlan | None = None
+    su: int | None = None
+    pod: int | None = None
+    rack: int | None = None
+    rail: int | None = None
+    plane: int | None = None
+
+    def interfaces_by_role(self, role: PortRole) -> list[InterfacePlan]:
+        return [i for i in self.interfaces if i.role == role]
+
+
+@dataclass(slots=True, frozen=True)
+class LinkPlan:
+    """One cable, always written upper tier first (spine before leaf, leaf before server)."""
+
+    a_device: str
+    a_port: str
+    b_device: str
+    b_port: str
+    tier: LinkTier
+    speed_gbps: int
+    cable_m: float
+    rail: int | None
+    a_address: str | None = None
+    b_address: str | None = None
+
+
+@dataclass(slots=True, frozen=True)
+class NicPlan:
+    index: int
+    """0-based GPU/NIC number in the server."""
+    netdev: str
+    rdma_device: str
+    rail: int | None
+    leaf: str
+    leaf_port: str
+    address: str
+    gateway: str
+    routes: tuple[str, ...]
+
+
+@dataclass(slots=True)
+class ServerPlan:
+    name: str
+    index: int
+    su: int | None
+    pod: int | None
+    rack: int | None
+    nics: list[NicPlan]
+    congestion: NicCongestionPlan
+
+
+@dataclass(slots=True)
+class FabricPlan:
+    name: str
+    style: str
+    devices: dict[str, DevicePlan]
+    links: list[LinkPlan]
+    servers: list[ServerPlan]
+    qos: QosPlan
+    hashing: HashPlan
+    nic: NicCongestionPlan
+
+    def devices_of(self, role: Role) -> list[DevicePlan]:
+        return [d for d in self.devices.values() if d.role == role]
