@@ -1,0 +1,53 @@
+"""The Nornir inventory (SimpleInventory files) generated from the plan. It never holds secrets:
+credentials come from the environment or an SSH agent/key at deploy time."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+from netfab.design.plan import FabricPlan
+
+# NAPALM driver per platform. eos/nxos/junos are NAPALM's own; the rest ship in netfab.deploy.drivers.
+NAPALM_DRIVERS = {
+    "arista_eos": "eos",
+    "cisco_nxos": "nxos",
+    "juniper_junos": "junos",
+    "nvidia_cumulus": "netfab.deploy.drivers.nvue",
+    "sonic": "netfab.deploy.drivers.sonic",
+    "frr": "netfab.deploy.drivers.frr",
+}
+
+
+def _dump(data: Any) -> str:
+    return yaml.safe_dump(data, sort_keys=True, default_flow_style=False, width=120)
+
+
+def inventory_files(plan: FabricPlan) -> dict[str, str]:
+    hosts: dict[str, Any] = {}
+    platforms: set[str] = set()
+    for dev in plan.devices.values():
+        platforms.add(dev.platform)
+        data: dict[str, Any] = {"role": dev.role, "asn": dev.asn, "loopback": dev.loopback}
+        for key in ("su", "pod", "rack", "rail", "plane"):
+            value = getattr(dev, key)
+            if value is not None:
+                data[key] = value
+        hosts[dev.name] = {
+            "hostname": dev.mgmt_ip,
+            "platform": dev.platform,
+            "groups": [f"platform_{dev.platform}", f"role_{dev.role}"],
+            "data": data,
+        }
+    groups: dict[str, Any] = {
+        f"platform_{p}": {"connection_options": {"napalm": {"platform": NAPALM_DRIVERS[p]}}} for p in sorted(platforms)
+    }
+    for role in ("superspine", "spine", "leaf"):
+        groups[f"role_{role}"] = {"data": {"role": role}}
+    defaults = {"data": {"fabric": plan.name}}
+    return {
+        "inventory/hosts.yaml": _dump(hosts),
+        "inventory/groups.yaml": _dump(groups),
+        "inventory/defaults.yaml": _dump(defaults),
+    }
