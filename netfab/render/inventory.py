@@ -9,15 +9,17 @@ import yaml
 
 from netfab.design.plan import FabricPlan
 
-# NAPALM driver per platform. eos/nxos/junos are NAPALM's own; the rest ship in netfab.deploy.drivers.
+# NAPALM driver per platform. eos/nxos/junos are NAPALM's own; the netfab.* ones ship in
+# netfab.deploy.drivers and are resolved by netfab's own Nornir connection plugin (netfab_napalm).
 NAPALM_DRIVERS = {
     "arista_eos": "eos",
     "cisco_nxos": "nxos",
     "juniper_junos": "junos",
-    "nvidia_cumulus": "netfab.deploy.drivers.nvue",
-    "sonic": "netfab.deploy.drivers.sonic",
-    "frr": "netfab.deploy.drivers.frr",
+    "nvidia_cumulus": "netfab.nvue",
+    "sonic": "netfab.sonic",
+    "frr": "netfab.frr",
 }
+CONNECTION_NAME = "netfab_napalm"
 
 
 def _dump(data: Any) -> str:
@@ -41,7 +43,8 @@ def inventory_files(plan: FabricPlan) -> dict[str, str]:
             "data": data,
         }
     groups: dict[str, Any] = {
-        f"platform_{p}": {"connection_options": {"napalm": {"platform": NAPALM_DRIVERS[p]}}} for p in sorted(platforms)
+        f"platform_{p}": {"connection_options": {CONNECTION_NAME: {"platform": NAPALM_DRIVERS[p]}}}
+        for p in sorted(platforms)
     }
     for role in ("superspine", "spine", "leaf"):
         groups[f"role_{role}"] = {"data": {"role": role}}

@@ -1,0 +1,230 @@
+"""The staged, commit-confirmed rollout.
+
+Per wave: connect -> back up the running config -> load the candidate and diff -> commit with the
+device-side confirm timer -> post-checks -> confirm, or roll the wave back. The same connection carries
+a device from commit to confirm (closing a NAPALM EOS session aborts a pending commit: INTEGRATION.md
+finding 3). A dying deploy leaves each device with a running timer, so it reverts by itself: old or new,
+never half.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from nornir.core import Nornir
+from nornir.core.task import MultiResult, Result, Task
+from nornir.plugins.runners import ThreadedRunner
+
+from netfab.deploy.connection import CONNECTION_NAME
+from netfab.deploy.journal import Journal
+from netfab.deploy.waves import Wave
+from netfab.design.plan import FabricPlan
+from netfab.verify.checks import run_checks
+from netfab.verify.results import CheckResult, failed
+
+Event = Callable[[str, str, str], None]
+"""on_event(kind, device_or_wave, message): kinds are wave, device, check, rollback, info."""
+
+
+@dataclass
+class DeviceArtifacts:
+    config: str
+    """The platform's primary config (frr.conf, startup.yaml, config_db.json, CLI text)."""
+    companions: dict[str, str] = field(default_factory=dict)
+    """Other files the platform applies next to it (frr: the Linux script; sonic: its frr.conf)."""
+
+
+@dataclass
+class DeployOutcome:
+    ok: bool
+    message: str
+    changed: list[str] = field(default_factory=list)
+    rolled_back: list[str] = field(default_factory=list)
+    failed: dict[str, str] = field(default_factory=dict)
+    checks: list[CheckResult] = field(default_factory=list)
+
+
+def _conn(task: Task) -> Any:
+    return task.host.get_connection(CONNECTION_NAME, task.nornir.config)
+
+
+class Deployer:
+    def __init__(
+        self,
+        nr: Nornir,
+        plan: FabricPlan,
+        artifacts: dict[str, DeviceArtifacts],
+        journal: Journal,
+        confirm_timeout_s: int,
+        settle_timeout_s: int,
+        dry_run: bool = False,
+        on_event: Event | None = None,
+    ) -> None:
+        self.nr = nr
+        self.plan = plan
+        self.artifacts = artifacts
+        self.journal = journal
+        self.confirm_timeout_s = confirm_timeout_s
+        self.settle_timeout_s = settle_timeout_s
+        self.dry_run = dry_run
+        self.emit = on_event or (lambda kind, who, msg: None)
+        self.diffs: dict[str, str] = {}
+        self.before: dict[str, str] = {}
+
+    # --- per-device tasks (run in Nornir's threads) --------------------------------------------------
+    def _prepare(self, task: Task) -> Result:
+        name = task.host.name
+        conn = _conn(task)
+        if conn.has_pending_commit():
+            # Left over from an interrupted run: put the device back to its pre-commit state first.
+            conn.rollback()
+            self.emit("device", name, "rolled back a pending commit left by an interrupted run")
+        before = conn.get_config(retrieve="running")["running"]
+        self.before[name] = before
+        self.journal.device_file(name, "before.conf", before)
+        self.journal.device_state(name, "backed_up")
+        art = self.artifacts[name]
+        self.journal.device_file(name, "intended.conf", art.config)
+        conn.load_replace_candidate(config=art.config)
+        loader = getattr(conn, "load_companions", None)
+        if art.companions and loader is not None:
+            loader(art.companions)
+        diff = conn.compare_config()
+        self.diffs[name] = diff
+        self.journal.device_file(name, "diff.txt", diff)
+        self.journal.record.devices[name].diff_lines = len(diff.splitlines())
+        if self.dry_run or not diff.strip():
+            conn.discard_config()
+            self.journal.device_state(name, "in_sync" if not diff.strip() else "backed_up")
+        return Result(host=task.host, result=diff, changed=bool(diff.strip()))
+
+    def _commit(self, task: Task) -> Result:
+        name = task.host.name
+        conn = _conn(task)
+        conn.commit_config(revert_in=self.confirm_timeout_s)
+        self.journal.device_state(name, "committed")
+        return Result(host=task.host, changed=True)
+
+    def _confirm(self, task: Task) -> Result:
+        name = task.host.name
+        conn = _conn(task)
+        conn.confirm_commit()
+        after = conn.get_config(retrieve="running")["running"]
+        self.journal.device_file(name, "after.conf", after)
+        self.journal.device_state(name, "confirmed")
+        return Result(host=task.host, changed=True)
+
+    def _rollback(self, task: Task) -> Result:
+        name = task.host.name
+        conn = _conn(task)
+        conn.rollback()
+        # Prove it: the backup, loaded as a candidate, must diff empty against what is running now.
+        conn.load_replace_candidate(config=self.before[name])
+        residue = conn.compare_config()
+        conn.discard_config()
+        if residue.strip():
+            self.journal.device_state(name, "rollback_failed", f"running config differs from backup:\n{residue}")
+            raise RuntimeError(f"{name}: rollback left a difference from the backup")
+        self.journal.device_state(name, "rolled_back")
+        return Result(host=task.host, changed=True)
+
+    def _check(self, task: Task) -> Result:
+        dev = self.plan.devices[task.host.name]
+        results = run_checks(dev, _conn(task), self.plan)
+        return Result(host=task.host, result=results, failed=bool(failed(results)))
+
+    # --- orchestration -------------------------------------------------------------------------------
+    def _run(self, hosts: list[str], fn: Callable[[Task], Result], workers: int) -> dict[str, MultiResult]:
+        if not hosts:
+            return {}
+        names = set(hosts)
+        sub = self.nr.filter(filter_func=lambda h: h.name in names).with_runner(ThreadedRunner(num_workers=workers))
+        return dict(sub.run(task=fn, name=fn.__name__.strip("_"), raise_on_error=False).items())
+
+    def _errors(self, results: dict[str, MultiResult]) -> dict[str, str]:
+        out = {}
+        for host, multi in results.items():
+            if multi.failed:
+                exc = multi[0].exception
+                out[host] = f"{type(exc).__name__}: {exc}" if exc else str(multi[0].result)
+        return out
+
+    def _settle(self, hosts: list[str], workers: int) -> tuple[dict[str, list[CheckResult]], dict[str, str]]:
+        deadline = time.monotonic() + self.settle_timeout_s
+        while True:
+            results = self._run(hosts, self._check, workers)
+            per_host = {h: (m[0].result if isinstance(m[0].result, list) else []) for h, m in results.items()}
+            errors = {h: e for h, e in self._errors(results).items() if not per_host.get(h)}
+            bad = {h for h, r in per_host.items() if failed(r)} | set(errors)
+            if not bad or time.monotonic() >= deadline:
+                return per_host, errors
+            time.sleep(1.0)
+
+    def run_wave(self, wave: Wave, outcome: DeployOutcome) -> bool:
+        self.emit("wave", wave.name, f"{len(wave.devices)} devices, {wave.parallelism} at a time")
+        prepared = self._run(list(wave.devices), self._prepare, wave.parallelism)
+        failures = self._errors(prepared)
+        for host, err in failures.items():
+            self.journal.device_state(host, "failed", err)
+            self.emit("device", host, f"failed before any change: {err}")
+        changing = [h for h in wave.devices if h not in failures and self.diffs.get(h, "").strip()]
+        if self.dry_run:
+            return not failures
+        if len(failures) > wave.failure_budget:
+            # Nothing was committed in this wave yet: candidates are discarded when connections close.
+            outcome.failed.update(failures)
+            return False
+        committed_results = self._run(changing, self._commit, wave.parallelism)
+        commit_errors = self._errors(committed_results)
+        committed = [h for h in changing if h not in commit_errors]
+        for host, err in commit_errors.items():
+            self.journal.device_state(host, "failed", err)
+            self.emit("device", host, f"commit failed: {err}")
+        failures.update(commit_errors)
+        checks, check_errors = self._settle(committed, wave.parallelism)
+        for host, results in checks.items():
+            outcome.checks.extend(results)
+            self.journal.device_file(host, "checks.json", _checks_json(results))
+            if failed(results):
+                bad = "; ".join(r.message for r in failed(results)[:3])
+                failures[host] = f"post-checks failed: {bad}"
+                self.emit("check", host, failures[host])
+        failures.update(check_errors)
+        to_roll_back = [h for h in committed if h in failures]
+        if len(failures) > wave.failure_budget:
+            to_roll_back = list(committed)
+        if to_roll_back:
+            rb = self._run(to_roll_back, self._rollback, wave.parallelism)
+            for host, err in self._errors(rb).items():
+                failures[host] = f"ROLLBACK FAILED: {err}"
+            outcome.rolled_back.extend(h for h in to_roll_back if h not in self._errors(rb))
+            self.emit("rollback", wave.name, f"rolled back {len(to_roll_back)} devices")
+        to_confirm = [h for h in committed if h not in to_roll_back]
+        confirm_errors = self._errors(self._run(to_confirm, self._confirm, wave.parallelism))
+        failures.update(confirm_errors)
+        outcome.changed.extend(h for h in to_confirm if h not in confirm_errors)
+        outcome.failed.update(failures)
+        return len(failures) <= wave.failure_budget and not confirm_errors
+
+    def run(self, waves: list[Wave]) -> DeployOutcome:
+        outcome = DeployOutcome(ok=True, message="")
+        try:
+            for wave in waves:
+                if not self.run_wave(wave, outcome):
+                    outcome.ok = False
+                    outcome.message = f"wave {wave.name} failed: rollout stopped, that wave rolled back"
+                    break
+            else:
+                outcome.message = "dry run: nothing changed" if self.dry_run else "all waves confirmed"
+        finally:
+            self.nr.close_connections(on_good=True, on_failed=True)
+        return outcome
+
+
+def _checks_json(results: list[CheckResult]) -> str:
+    from netfab.verify.results import render_json
+
+    return render_json(results)

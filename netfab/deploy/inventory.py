@@ -1,0 +1,132 @@
+"""The deploy inventory: the build's generated Nornir inventory, overlaid with user overrides, plus
+credentials from the environment. Built in memory; nothing secret is ever written back."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import yaml
+from nornir.core import Nornir
+from nornir.core.configuration import Config
+from nornir.core.inventory import ConnectionOptions, Defaults, Group, Groups, Host, Hosts, Inventory
+from nornir.plugins.runners import ThreadedRunner
+
+from netfab.deploy.connection import CONNECTION_NAME, register
+from netfab.deploy.credentials import Credentials
+
+
+class InventoryError(Exception):
+    pass
+
+
+def _read(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        return {}
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as exc:
+        raise InventoryError(f"{path}: not valid YAML: {exc}") from None
+    if not isinstance(data, dict):
+        raise InventoryError(f"{path}: expected a mapping of host names")
+    return data
+
+
+def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    out = copy.deepcopy(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merge(out[key], value)
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def load_inventory_data(generated: Path, overrides: list[Path]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Hosts and groups: generated first, then each override dir's hosts.yaml/groups.yaml in order.
+    Override hosts that the build does not know are refused: a typo must not create a device."""
+    hosts = _read(generated / "hosts.yaml")
+    groups = _read(generated / "groups.yaml")
+    if not hosts:
+        raise InventoryError(f"{generated}/hosts.yaml is missing or empty: run `netfab build` first")
+    for directory in overrides:
+        extra_hosts = _read(directory / "hosts.yaml")
+        unknown = sorted(set(extra_hosts) - set(hosts))
+        if unknown:
+            raise InventoryError(f"{directory}/hosts.yaml names hosts the fabric does not have: {', '.join(unknown)}")
+        for name, data in extra_hosts.items():
+            hosts[name] = _merge(hosts[name], data or {})
+        groups = _merge(groups, _read(directory / "groups.yaml"))
+    return hosts, groups
+
+
+def _conn_opts(data: dict[str, Any] | None) -> dict[str, ConnectionOptions]:
+    out = {}
+    for name, opts in (data or {}).items():
+        out[name] = ConnectionOptions(
+            hostname=opts.get("hostname"),
+            port=opts.get("port"),
+            username=opts.get("username"),
+            password=None,  # never from files
+            platform=opts.get("platform"),
+            extras=copy.deepcopy(opts.get("extras") or {}),
+        )
+    return out
+
+
+def build_nornir(
+    hosts_data: dict[str, Any], groups_data: dict[str, Any], credentials: Credentials, workers: int = 8
+) -> Nornir:
+    register()
+    groups = Groups()
+    for name, data in groups_data.items():
+        groups[name] = Group(
+            name=name,
+            data=copy.deepcopy(data.get("data") or {}),
+            connection_options=_conn_opts(data.get("connection_options")),
+        )
+    hosts = Hosts()
+    for name, data in hosts_data.items():
+        host_groups = [groups[g] for g in data.get("groups", []) if g in groups]
+        conn = _conn_opts(data.get("connection_options"))
+        # Each host gets its own resolved copy of the options (never a dict shared with its group).
+        resolved_platform = None
+        resolved_extras: dict[str, Any] = {}
+        for g in host_groups:
+            opts = g.connection_options.get(CONNECTION_NAME)
+            if opts is not None:
+                resolved_platform = resolved_platform or opts.platform
+                resolved_extras = _merge(opts.extras or {}, resolved_extras)
+        own = conn.get(CONNECTION_NAME)
+        if own is not None:
+            resolved_platform = own.platform or resolved_platform
+            resolved_extras = _merge(resolved_extras, own.extras or {})
+        optional_args = resolved_extras.setdefault("optional_args", {})
+        if credentials.ssh_key is not None:
+            optional_args.setdefault("key_file", str(credentials.ssh_key))
+        if credentials.known_hosts is not None:
+            optional_args.setdefault("known_hosts", str(credentials.known_hosts))
+        if credentials.accept_unknown_host_keys:
+            optional_args["accept_unknown_host_keys"] = True
+        conn[CONNECTION_NAME] = ConnectionOptions(
+            hostname=own.hostname if own else None,
+            port=own.port if own else None,
+            username=credentials.username,
+            password=credentials.password,
+            platform=resolved_platform,
+            extras=resolved_extras,
+        )
+        hosts[name] = Host(
+            name=name,
+            hostname=data.get("hostname"),
+            port=data.get("port"),
+            username=credentials.username,
+            password=credentials.password,
+            platform=data.get("platform"),
+            groups=host_groups,
+            data=copy.deepcopy(data.get("data") or {}),
+            connection_options=conn,
+        )
+    inventory = Inventory(hosts=hosts, groups=groups, defaults=Defaults())
+    return Nornir(inventory=inventory, runner=ThreadedRunner(num_workers=workers), config=Config())

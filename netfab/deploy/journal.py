@@ -1,0 +1,125 @@
+"""The run journal: everything needed to explain and undo a deploy, written as it happens.
+
+runs/<fabric>/<run-id>/run.json holds the run and wave states; devices/<name>/ holds before.conf,
+intended.conf, after.conf, diff.txt, checks.json and state.json. Every write is atomic and every text
+is redacted first, so a crash leaves a readable journal and no secret ever reaches the disk.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from netfab.deploy.credentials import redact
+from netfab.render.writer import atomic_write_text, safe_relpath
+
+DeviceState = Literal[
+    "planned", "backed_up", "in_sync", "committed", "confirmed", "rolled_back", "failed", "rollback_failed"
+]
+RunState = Literal["running", "completed", "failed", "rolled_back", "interrupted", "dry_run"]
+FINAL_DEVICE_STATES = {"in_sync", "confirmed", "rolled_back"}
+
+
+def new_run_id() -> str:
+    return datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ") + "-" + secrets.token_hex(3)
+
+
+@dataclass
+class DeviceRecord:
+    name: str
+    wave: str
+    state: DeviceState = "planned"
+    error: str = ""
+    diff_lines: int = 0
+
+
+@dataclass
+class RunRecord:
+    run_id: str
+    fabric: str
+    intent: list[str]
+    playbook: str
+    dry_run: bool
+    state: RunState = "running"
+    pid: int = field(default_factory=os.getpid)
+    started: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
+    finished: str = ""
+    waves: list[dict[str, Any]] = field(default_factory=list)
+    devices: dict[str, DeviceRecord] = field(default_factory=dict)
+    message: str = ""
+
+
+class Journal:
+    def __init__(self, root: Path, record: RunRecord, secrets_: tuple[str, ...] = ()) -> None:
+        self.dir = root / safe_relpath(record.fabric).name / safe_relpath(record.run_id).name
+        self.record = record
+        self._secrets = secrets_
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.save()
+
+    # --- writing -------------------------------------------------------------------------------------
+    def save(self) -> None:
+        data = asdict(self.record)
+        atomic_write_text(self.dir / "run.json", json.dumps(data, indent=2, sort_keys=True) + "\n")
+
+    def device_file(self, device: str, name: str, text: str) -> None:
+        path = self.dir / "devices" / safe_relpath(device).name / name
+        atomic_write_text(path, redact(text, self._secrets))
+
+    def device_state(self, device: str, state: DeviceState, error: str = "") -> None:
+        rec = self.record.devices[device]
+        rec.state = state
+        if error:
+            rec.error = redact(error, self._secrets)
+        self.save()
+
+    def finish(self, state: RunState, message: str = "") -> None:
+        self.record.state = state
+        self.record.message = redact(message, self._secrets)
+        self.record.finished = datetime.now(UTC).isoformat(timespec="seconds")
+        self.save()
+
+    # --- reading -------------------------------------------------------------------------------------
+    def read_device_file(self, device: str, name: str) -> str | None:
+        path = self.dir / "devices" / safe_relpath(device).name / name
+        return path.read_text(encoding="utf-8") if path.is_file() else None
+
+
+def load_run(root: Path, fabric: str, run_id: str) -> Journal:
+    path = root / safe_relpath(fabric).name / safe_relpath(run_id).name / "run.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    devices = {k: DeviceRecord(**v) for k, v in data.pop("devices").items()}
+    record = RunRecord(**data, devices=devices)
+    journal = Journal.__new__(Journal)
+    journal.dir = path.parent
+    journal.record = record
+    journal._secrets = ()
+    return journal
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, IndexError):
+        return False
+
+
+def interrupted_runs(root: Path, fabric: str) -> list[Journal]:
+    """Runs that say 'running' but whose process is gone: a deploy that was killed or crashed."""
+    base = root / safe_relpath(fabric).name
+    found = []
+    if not base.is_dir():
+        return found
+    for run_dir in sorted(base.iterdir()):
+        if not (run_dir / "run.json").is_file():
+            continue
+        journal = load_run(root, fabric, run_dir.name)
+        if journal.record.state == "running" and not _pid_alive(journal.record.pid):
+            found.append(journal)
+    return found

@@ -1,0 +1,216 @@
+"""Post-checks derived from the plan, run against one open NAPALM connection per device.
+
+Each check is a small class (ANTA style): an id, a title, and `run(device, conn, plan)` returning results.
+A check that needs a getter the platform's driver lacks says 'skip' with the reason; it never passes
+silently.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from netfab.design.plan import DevicePlan, FabricPlan
+from netfab.verify.results import CheckResult
+
+
+class Check:
+    id: ClassVar[str]
+    title: ClassVar[str]
+
+    def run(self, dev: DevicePlan, conn: Any, plan: FabricPlan) -> list[CheckResult]:
+        raise NotImplementedError
+
+    def result(
+        self, dev: DevicePlan, status: str, message: str, expected: Any = None, actual: Any = None
+    ) -> CheckResult:
+        return CheckResult(dev.name, self.id, status, message, expected, actual)  # type: ignore[arg-type]
+
+
+def _peer_key(neighbor_interface: str, address: str | None) -> str:
+    return address or neighbor_interface
+
+
+class BgpSessions(Check):
+    """BGP sessions to exactly the intended peers are Established."""
+
+    id = "BGP-SESSIONS"
+    title = "BGP sessions to exactly the intended peers are Established"
+
+    def run(self, dev: DevicePlan, conn: Any, plan: FabricPlan) -> list[CheckResult]:
+        assert dev.bgp is not None
+        peers = (conn.get_bgp_neighbors().get("global") or {}).get("peers", {})
+        expected = {_peer_key(n.interface, n.address): n for n in dev.bgp.neighbors}
+        out = []
+        for key, n in sorted(expected.items()):
+            actual = peers.get(key)
+            where = f"{n.peer_device} on {n.interface}"
+            if actual is None:
+                out.append(self.result(dev, "fail", f"no BGP session to {where}", "Established", "absent"))
+            elif not actual.get("is_up"):
+                out.append(self.result(dev, "fail", f"BGP session to {where} is down", "Established", "down"))
+            elif int(actual.get("remote_as", n.remote_as)) != n.remote_as:
+                out.append(
+                    self.result(
+                        dev, "fail", f"{where} answers as AS {actual['remote_as']}", n.remote_as, actual["remote_as"]
+                    )
+                )
+            else:
+                out.append(self.result(dev, "pass", f"BGP to {where} Established"))
+        for key in sorted(set(peers) - set(expected)):
+            out.append(self.result(dev, "fail", f"unexpected BGP peer {key}", None, key))
+        return out
+
+
+class InterfacesUp(Check):
+    """Every planned interface is up with the intended MTU."""
+
+    id = "INTERFACES"
+    title = "interfaces are up with the intended MTU"
+
+    def run(self, dev: DevicePlan, conn: Any, plan: FabricPlan) -> list[CheckResult]:
+        interfaces = conn.get_interfaces()
+        out = []
+        for i in dev.interfaces:
+            got = interfaces.get(i.name)
+            if got is None:
+                out.append(
+                    self.result(dev, "fail", f"{i.name} (to {i.peer_device}) does not exist", "present", "absent")
+                )
+            elif not got.get("is_up"):
+                out.append(self.result(dev, "fail", f"{i.name} (to {i.peer_device}) is down", "up", "down"))
+            elif int(got.get("mtu", 0)) != i.mtu:
+                out.append(
+                    self.result(
+                        dev, "fail", f"{i.name} MTU is {got.get('mtu')}, intended {i.mtu}", i.mtu, got.get("mtu")
+                    )
+                )
+            else:
+                out.append(self.result(dev, "pass", f"{i.name} up, MTU {i.mtu}"))
+        return out
+
+
+class EcmpWidth(Check):
+    """Routes to every remote leaf's loopback use as many next hops as the leaf has uplinks."""
+
+    id = "ECMP-WIDTH"
+    title = "ECMP width to remote leaves is as designed"
+
+    def run(self, dev: DevicePlan, conn: Any, plan: FabricPlan) -> list[CheckResult]:
+        if dev.role != "leaf":
+            return []
+        getter = getattr(conn, "get_route_ecmp_width", None)
+        if getter is None:
+            return [self.result(dev, "skip", "the platform's driver cannot show per-route next hops")]
+        uplinks = len(dev.interfaces_by_role("fabric_up"))
+        remote = [f"{d.loopback}/32" for d in plan.devices.values() if d.role == "leaf" and d.name != dev.name]
+        widths = getter(remote)
+        out = []
+        for prefix in remote:
+            width = widths.get(prefix, 0)
+            if width != uplinks:
+                out.append(self.result(dev, "fail", f"{prefix}: {width} next hops, designed {uplinks}", uplinks, width))
+        if not out:
+            out.append(self.result(dev, "pass", f"{len(remote)} remote leaves reached over {uplinks} paths"))
+        return out
+
+
+class Cabling(Check):
+    """Interface peers match the cabling plan (from LLDP, or the BGP peer seen on each fabric port)."""
+
+    id = "CABLING"
+    title = "neighbors match the cabling plan"
+
+    def run(self, dev: DevicePlan, conn: Any, plan: FabricPlan) -> list[CheckResult]:
+        peers = (conn.get_bgp_neighbors().get("global") or {}).get("peers", {})
+        by_router_id = {d.loopback: d.name for d in plan.devices.values()}
+        out = []
+        for i in dev.interfaces:
+            if i.bgp_peer_asn is None:
+                continue
+            seen = peers.get(i.peer_address or i.name, {})
+            rid = seen.get("remote_id")
+            if not rid or rid == "0.0.0.0":
+                continue  # no session: BGP-SESSIONS reports it
+            actual = by_router_id.get(rid, rid)
+            if actual != i.peer_device:
+                out.append(
+                    self.result(
+                        dev,
+                        "fail",
+                        f"{i.name} reaches {actual}; the cabling plan says {i.peer_device} {i.peer_port}",
+                        i.peer_device,
+                        actual,
+                    )
+                )
+        out.extend(self._host_ports(dev, conn, plan))
+        if not out:
+            out.append(self.result(dev, "pass", "fabric neighbors match the cabling plan"))
+        return out
+
+    def _host_ports(self, dev: DevicePlan, conn: Any, plan: FabricPlan) -> list[CheckResult]:
+        getter = getattr(conn, "get_arp_table", None)
+        host_ports = {i.name: i for i in dev.interfaces if i.role == "host"}
+        if getter is None or not host_ports:
+            return []
+        try:
+            arp = getter()
+        except NotImplementedError:
+            return []
+        owner = {n.address.split("/")[0]: (s, n) for s in plan.servers for n in s.nics}
+        out = []
+        for entry in arp:
+            port = host_ports.get(entry.get("interface", ""))
+            if port is None or entry.get("ip") == port.peer_address:
+                continue
+            found = owner.get(entry.get("ip", ""))
+            if found is None:
+                continue
+            server, nic = found
+            rail = f"rail {dev.rail}'s leaf" if dev.rail is not None else f"leaf {dev.name}"
+            out.append(
+                self.result(
+                    dev,
+                    "fail",
+                    f"server {server.name} NIC {nic.index} is on {rail} ({dev.name} {port.name}); "
+                    f"the plan puts it on {nic.leaf} {nic.leaf_port}",
+                    f"{nic.leaf} {nic.leaf_port}",
+                    f"{dev.name} {port.name}",
+                )
+            )
+        return out
+
+
+class QosState(Check):
+    """QoS state is present where the platform can show it."""
+
+    id = "QOS"
+    title = "QoS state is present where the platform can show it"
+
+    def run(self, dev: DevicePlan, conn: Any, plan: FabricPlan) -> list[CheckResult]:
+        getter = getattr(conn, "get_qos_state", None)
+        if getter is None:
+            return [self.result(dev, "skip", f"{dev.platform} driver exposes no QoS state")]
+        state = getter()
+        out = []
+        for key, expected in state.get("expected", {}).items():
+            actual = state.get("actual", {}).get(key)
+            status = "pass" if actual == expected else "fail"
+            out.append(self.result(dev, status, f"{key}: {actual} (intended {expected})", expected, actual))
+        for note in state.get("notes", []):
+            out.append(self.result(dev, "skip", note))
+        return out
+
+
+ALL_CHECKS: tuple[Check, ...] = (BgpSessions(), InterfacesUp(), EcmpWidth(), Cabling(), QosState())
+
+
+def run_checks(
+    dev: DevicePlan, conn: Any, plan: FabricPlan, checks: tuple[Check, ...] = ALL_CHECKS
+) -> list[CheckResult]:
+    results: list[CheckResult] = []
+    for check in checks:
+        try:
+            results.extend(check.run(dev, conn, plan))
+        except Exception as exc:  # a getter failing is a result about that device, not a crash of the run
+            results.append(CheckResult(dev.name, check.id, "error", f"{type(exc).__name__}: {exc}"))
+    return results
