@@ -1,0 +1,78 @@
+"""`netfab lint PATH...`: check intent files before anything is rendered; the CI gate.
+
+Exit codes: 0 clean (warnings allowed unless --strict), 1 findings, 2 unreadable input or bad usage,
+3 internal error (a rule crashed: reported as LINT-INTERNAL, the other rules still ran).
+Imports stay inside the command: `netfab lint` must start fast in CI, so no jinja2/nornir on this path.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from enum import StrEnum
+from pathlib import Path
+
+import typer
+
+from netfab.core.exitcodes import ExitCode
+
+
+class ReportFormat(StrEnum):
+    TEXT = "text"
+    JSON = "json"
+    JUNIT = "junit"
+    SARIF = "sarif"
+
+
+def register(app: typer.Typer) -> None:
+    app.command("lint")(lint)
+
+
+def lint(
+    paths: list[Path] = typer.Argument(..., metavar="PATH...", help="Intent YAML files or directories (merged)."),
+    fmt: ReportFormat = typer.Option(ReportFormat.TEXT, "--format", "-f", help="Report format."),
+    output: Path | None = typer.Option(None, "--output", "-o", help="Write the report to FILE (atomically)."),
+    strict: bool = typer.Option(False, "--strict", help="Fail on warnings too."),
+) -> None:
+    """Check intent files: YAML hazards, schema, and fabric rules (QoS, PFC, ECN, NIC, ECMP, topology, pools)."""
+    from netfab import __version__
+    from netfab.lint import lint_paths, rule_infos
+    from netfab.report import ReportContext
+
+    result = lint_paths(paths, strict=strict)
+    context = ReportContext(tool_version=__version__, rules=rule_infos(), files=result.files or paths)
+    if output is not None:
+        from netfab.report import render
+
+        write_atomically(output, render(fmt.value, result.findings, context))
+    elif fmt is ReportFormat.TEXT and sys.stdout.isatty():
+        from rich.console import Console
+
+        from netfab.report.text import render_rich
+
+        render_rich(result.findings, Console(), context)
+    else:
+        from netfab.report import render
+
+        sys.stdout.write(render(fmt.value, result.findings, context))
+        sys.stdout.flush()
+    raise typer.Exit(int(result.exit_code))
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Readers (CI uploaders) never see a half-written report: write a temp file beside it, then rename."""
+    directory = path.parent if str(path.parent) else Path(".")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    except OSError as exc:
+        typer.echo(f"netfab: cannot write {path}: {exc.strerror or exc}", err=True)
+        raise typer.Exit(ExitCode.USAGE) from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        typer.echo(f"netfab: cannot write {path}: {exc.strerror or exc}", err=True)
+        raise typer.Exit(ExitCode.USAGE) from None

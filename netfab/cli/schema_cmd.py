@@ -1,0 +1,45 @@
+"""`netfab schema`: the intent's JSON Schema, for yaml-language-server (completion and checks in editors).
+
+The example intents point at docs/intent.schema.json with a `# yaml-language-server: $schema=` comment; that
+file is this command's output, committed and kept current by a test.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import typer
+
+JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
+
+
+def register(app: typer.Typer) -> None:
+    app.command("schema")(schema)
+
+
+def schema(
+    output: Path | None = typer.Option(None, "--output", "-o", help="Write the schema to FILE (atomically)."),
+) -> None:
+    """Print the JSON Schema of an intent file."""
+    text = schema_text()
+    if output is None:
+        sys.stdout.write(text)
+        return
+    from netfab.cli.lint_cmd import write_atomically
+
+    write_atomically(output, text)
+
+
+def intent_schema() -> dict[str, Any]:
+    from netfab.intent import Intent
+
+    body = Intent.model_json_schema(by_alias=True)
+    body["title"] = "netfab intent"
+    return {"$schema": JSON_SCHEMA_DIALECT, **body}
+
+
+def schema_text() -> str:
+    return json.dumps(intent_schema(), indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,50 @@
+"""How rules name things in messages: the fabric's words, the same everywhere."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from netfab.intent.qos import TrafficClass
+from netfab.lint.fabric import DataPath
+
+
+def class_path(index: int, *rest: str | int) -> DataPath:
+    return ("qos", "classes", index, *rest)
+
+
+def dscps(values: Iterable[int]) -> str:
+    items = sorted(set(values))
+    if not items:
+        return "no DSCP"
+    return ("DSCP " if len(items) == 1 else "DSCPs ") + ", ".join(str(d) for d in items)
+
+
+def klass(tc: TrafficClass) -> str:
+    """class 'cnp' (DSCP 48)"""
+    return f"class '{tc.name}' ({dscps(tc.dscp)})" if tc.dscp else f"class '{tc.name}'"
+
+
+def priorities(values: Iterable[int]) -> str:
+    items = sorted(set(values))
+    return ("priority " if len(items) == 1 else "priorities ") + ", ".join(str(p) for p in items)
+
+
+def join(words: Iterable[str]) -> str:
+    items = list(words)
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def duration(us: int) -> str:
+    if us >= 1000 and us % 1000 == 0:
+        return f"{us // 1000} ms"
+    return f"{us} us"
+
+
+def speed(gbps: int) -> str:
+    return f"{gbps // 1000}.{gbps % 1000 // 100}T" if gbps >= 1000 else f"{gbps}G"
+
+
+def ratio(value: float) -> str:
+    return f"{value:.2f}".rstrip("0").rstrip(".") + ":1"
