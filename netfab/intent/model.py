@@ -70,6 +70,7 @@ class Lab(IntentModel):
     pods: Count | None = None
     racks_per_pod: Count | None = None
     spines: Count | None = None
+    leaf_uplinks: Count | None = None
     mgmt_subnet: IPv4Network = IPv4Network("172.31.255.0/24")
     ecn_marking: Literal["auto", "red", "nftables", "off"] = "auto"
 

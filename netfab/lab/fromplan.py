@@ -1,0 +1,116 @@
+"""From the fabric plan to a LabSpec: the intent's fabric (or the smaller one its `lab:` section declares),
+every switch running the frr platform's rendered config, every GPU server a host namespace."""
+
+from __future__ import annotations
+
+from ipaddress import IPv4Address, IPv4Interface, IPv4Network
+from pathlib import Path
+
+import yaml
+
+from netfab.design.plan import FabricPlan
+from netfab.intent import Intent
+from netfab.lab.layout import default_workdir
+from netfab.lab.spec import LabHost, LabHostInterface, LabLink, LabSpec, LabSwitch
+from netfab.render.device import render_device
+
+
+def lab_intent(intent: Intent) -> Intent:
+    """The fabric the lab runs: every switch on FRR, scaled down where the lab section says so."""
+    lab = intent.lab
+    scaled = {
+        key: getattr(lab, key)
+        for key in ("scalable_units", "servers_per_su", "pods", "racks_per_pod")
+        if getattr(lab, key) is not None
+    }
+    # model_copy, not a dump/re-validate round trip: the dump holds normalised numbers ("400G" -> 400),
+    # which the unit-checking validators would (rightly) refuse.
+    frr_only = {"platform": "frr", "os_version": None}
+    leaf_update = dict(frr_only)
+    if lab.leaf_uplinks is not None:
+        leaf_update["uplinks"] = lab.leaf_uplinks
+    spine_update = dict(frr_only)
+    if lab.spines is not None:
+        spine_update["count"] = lab.spines
+    topology = intent.topology.model_copy(
+        update={
+            **scaled,
+            "leaf": intent.topology.leaf.model_copy(update=leaf_update),
+            "spine": intent.topology.spine.model_copy(update=spine_update),
+            "superspine": intent.topology.superspine.model_copy(update=frr_only)
+            if intent.topology.superspine is not None
+            else None,
+        }
+    )
+    return intent.model_copy(update={"topology": topology})
+
+
+def lab_spec(
+    plan: FabricPlan,
+    prefix: str,
+    mgmt_subnet: IPv4Network,
+    ecn_mode: str = "auto",
+    workdir: Path | None = None,
+) -> LabSpec:
+    switches = []
+    hosts_avail = list(mgmt_subnet.hosts())
+    for n, dev in enumerate(plan.devices.values()):
+        files = render_device(dev)
+        conf = files[f"configs/{dev.name}.conf"]
+        script = files.get(f"configs/{dev.name}.sh", "")
+        if script:
+            # The frr platform's Linux script reads ECN_MODE; the lab decides it (RED where the kernel has it).
+            script = f"ECN_MODE={ecn_mode}\nexport ECN_MODE\n" + script
+        switches.append(
+            LabSwitch(
+                name=dev.name,
+                frr_conf=conf,
+                mgmt_ip=hosts_avail[n],
+                setup_script=script,
+                interfaces=tuple(i.name for i in dev.interfaces),
+            )
+        )
+    hosts = [
+        LabHost(
+            name=server.name,
+            interfaces=tuple(
+                LabHostInterface(
+                    name=nic.netdev,
+                    address=IPv4Interface(nic.address),
+                    gateway=IPv4Address(nic.gateway),
+                    routes=tuple(IPv4Network(r) for r in nic.routes),
+                )
+                for nic in server.nics
+            ),
+        )
+        for server in plan.servers
+    ]
+    mtu = next(iter(plan.devices.values())).mtu if plan.devices else 9216
+    links = [LabLink(link.a_device, link.a_port, link.b_device, link.b_port, mtu) for link in plan.links]
+    return LabSpec(
+        name=plan.name,
+        prefix=prefix,
+        mgmt_subnet=mgmt_subnet,
+        switches=tuple(switches),
+        hosts=tuple(hosts),
+        links=tuple(links),
+        workdir=workdir or default_workdir(prefix),
+    )
+
+
+def lab_inventory_overrides(spec: LabSpec, key_file: Path, known_hosts: Path) -> dict[str, str]:
+    """Inventory overrides that point a deploy at the lab: its management addresses, key and known_hosts
+    (paths, not secrets)."""
+    hosts = {
+        sw.name: {
+            "hostname": str(sw.mgmt_ip),
+            "port": 22,
+            "connection_options": {
+                "netfab_napalm": {
+                    "extras": {"optional_args": {"key_file": str(key_file), "known_hosts": str(known_hosts)}}
+                }
+            },
+        }
+        for sw in spec.switches
+    }
+    return {"hosts.yaml": yaml.safe_dump(hosts, sort_keys=True)}
