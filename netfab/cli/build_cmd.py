@@ -1,0 +1,65 @@
+"""`netfab build INTENT [--out DIR] [--platform P] [--device GLOB]`."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import typer
+
+from netfab.core.exitcodes import ExitCode
+
+PLATFORMS = ("arista_eos", "nvidia_cumulus", "sonic", "cisco_nxos", "juniper_junos", "frr", "host")
+
+
+def build(
+    intent: list[Path] = typer.Argument(..., help="Intent file(s) or directory.", show_default=False),
+    out: Path = typer.Option(Path("build"), "--out", "-o", help="Output root; the fabric goes to OUT/<fabric>/."),
+    platform: str | None = typer.Option(None, "--platform", help=f"Only this platform: {', '.join(PLATFORMS)}."),
+    device: str | None = typer.Option(None, "--device", help="Only devices/servers whose name matches this glob."),
+    strict: bool = typer.Option(False, "--strict", help="Treat lint warnings as errors."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+) -> None:
+    """Render every switch config, GPU server NIC script, the cabling plan and the Nornir inventory.
+
+    Output is deterministic and written atomically: a failure leaves the previous build untouched.
+    """
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from netfab.cli.pipeline import err_console, load_plan
+    from netfab.render.build import BuildSelection
+    from netfab.render.build import build as run_build
+    from netfab.render.environment import UnsupportedFeature
+
+    if platform is not None and platform not in PLATFORMS:
+        err_console.print(f"netfab build: unknown platform {platform!r}; choose from {', '.join(PLATFORMS)}")
+        raise typer.Exit(ExitCode.USAGE)
+    started = time.perf_counter()
+    loaded = load_plan(intent, strict=strict)
+    plan = loaded.plan
+    selection = BuildSelection(platform=platform, device_glob=device)
+    total = sum(selection.wants_device(d) for d in plan.devices.values()) + sum(
+        selection.wants_server(s) for s in plan.servers
+    )
+    show = not quiet and err_console.is_terminal and total > 50
+    try:
+        if show:
+            with Progress(
+                TextColumn("rendering"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=err_console
+            ) as progress:
+                bar = progress.add_task("render", total=total)
+                result = run_build(plan, out, selection, progress=lambda n: progress.advance(bar, n))
+        else:
+            result = run_build(plan, out, selection)
+    except UnsupportedFeature as exc:
+        err_console.print(f"netfab build: {exc}\nnothing was written; the previous build is unchanged.")
+        raise typer.Exit(ExitCode.FINDINGS) from None
+    elapsed = time.perf_counter() - started
+    err_console.print(
+        f"built {len(result.devices)} switches and {len(result.servers)} servers "
+        f"({result.files} files) into {result.out_dir} in {elapsed:.2f} s"
+    )
+
+
+def register(app: typer.Typer) -> None:
+    app.command("build")(build)
