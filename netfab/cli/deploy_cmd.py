@@ -1,0 +1,209 @@
+"""`netfab deploy`, `netfab rollback RUN_ID` and `netfab verify`."""
+
+from __future__ import annotations
+
+import sys
+import time
+from fnmatch import fnmatchcase
+from pathlib import Path
+
+import typer
+
+from netfab.core.exitcodes import ExitCode
+
+RUNS = Path("runs")
+
+
+def _nornir(plan, target, workers: int):  # type: ignore[no-untyped-def]
+    from netfab.cli.pipeline import err_console
+    from netfab.deploy.inventory import InventoryError, build_nornir, load_inventory_data
+
+    try:
+        hosts, groups = load_inventory_data(target.generated_inventory, target.overrides)
+    except InventoryError as exc:
+        err_console.print(f"netfab: {exc}")
+        raise typer.Exit(ExitCode.USAGE) from None
+    return build_nornir(hosts, groups, target.credentials, workers=workers)
+
+
+def deploy(
+    intent: list[Path] = typer.Argument(..., help="Intent file(s) or directory.", show_default=False),
+    playbook: Path | None = typer.Option(None, "--playbook", help="Staging playbook (default: playbooks/deploy.yaml)."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Back up and diff only; change nothing."),
+    limit: str | None = typer.Option(None, "--limit", help="Only devices whose name matches this glob."),
+    confirm_timeout: int | None = typer.Option(
+        None, "--confirm-timeout", help="Seconds before an unconfirmed commit reverts."
+    ),
+    lab: str | None = typer.Option(None, "--lab", help="Deploy to the running lab with this prefix."),
+    inventory: list[Path] = typer.Option([], "--inventory", help="Inventory override directories (hosts.yaml)."),
+    build_root: Path = typer.Option(Path("build"), "--build", help="Build output root."),
+    runs: Path = typer.Option(RUNS, "--runs", help="Where run journals are kept."),
+    resume: bool = typer.Option(False, "--resume", help="Continue after an interrupted run (re-diffs everything)."),
+    show_diff: bool = typer.Option(True, "--diff/--no-diff", help="Print each device's diff."),
+) -> None:
+    """Staged, commit-confirmed rollout: lint, build, back up, diff, commit with a confirm timer,
+    post-check, then confirm, or roll the wave back."""
+    from netfab.cli.pipeline import err_console, load_plan
+    from netfab.core.paths import playbooks_dir
+    from netfab.deploy.engine import Deployer
+    from netfab.deploy.journal import DeviceRecord, Journal, RunRecord, interrupted_runs, new_run_id
+    from netfab.deploy.playbook import load_playbook
+    from netfab.deploy.target import device_artifacts, resolve_target
+    from netfab.deploy.waves import plan_waves
+    from netfab.render.build import build as run_build
+
+    loaded = load_plan(intent, lab=lab is not None)
+    plan = loaded.plan
+    book_path = playbook or (
+        Path("playbooks/deploy.yaml") if Path("playbooks/deploy.yaml").is_file() else playbooks_dir() / "deploy.yaml"
+    )
+    try:
+        book = load_playbook(book_path)
+    except Exception as exc:  # a playbook is user input: a clear message, not a traceback
+        err_console.print(f"netfab deploy: cannot use playbook {book_path}: {exc}")
+        raise typer.Exit(ExitCode.USAGE) from None
+    stale = interrupted_runs(runs, plan.name)
+    if stale and not resume:
+        for j in stale:
+            pending = [d.name for d in j.record.devices.values() if d.state == "committed"]
+            err_console.print(
+                f"run {j.record.run_id} was interrupted (pid {j.record.pid} is gone). "
+                f"Devices committed but never confirmed: {', '.join(pending) or 'none'}; their confirm timers "
+                "revert them on the device. Re-run with --resume to re-diff and continue, "
+                f"or `netfab rollback {j.record.run_id}` to undo it."
+            )
+        raise typer.Exit(ExitCode.FINDINGS)
+    for j in stale:
+        j.finish("interrupted", "superseded by a resumed run")
+    run_build(plan, build_root)  # the inventory and configs this run deploys, on disk for review
+    target = resolve_target(plan, build_root, lab, inventory)
+    devices = [d for d in plan.devices.values() if limit is None or fnmatchcase(d.name, limit)]
+    if not devices:
+        err_console.print(f"netfab deploy: --limit {limit!r} matches no device")
+        raise typer.Exit(ExitCode.USAGE)
+    waves = plan_waves(book, devices)
+    record = RunRecord(
+        run_id=new_run_id(),
+        fabric=plan.name,
+        intent=[str(p) for p in intent],
+        playbook=str(book_path),
+        dry_run=dry_run,
+        waves=[{"name": w.name, "devices": list(w.devices)} for w in waves],
+        devices={d: DeviceRecord(d, w.name) for w in waves for d in w.devices},
+    )
+    journal = Journal(runs, record, target.credentials.secrets())
+    timeout = confirm_timeout if confirm_timeout is not None else book.confirm_timeout // 1_000_000
+    nr = _nornir(plan, target, workers=max(w.parallelism for w in waves))
+    err_console.print(
+        f"run {record.run_id}: {len(devices)} devices in {len(waves)} waves"
+        f"{' (dry run)' if dry_run else ''}, confirm timer {timeout} s; journal in {journal.dir}"
+    )
+
+    def on_event(kind: str, who: str, message: str) -> None:
+        err_console.print(f"[{kind}] {who}: {message}")
+
+    started = time.perf_counter()
+    deployer = Deployer(
+        nr,
+        plan,
+        device_artifacts(plan, [d.name for d in devices]),
+        journal,
+        timeout,
+        book.settle_timeout // 1_000_000,
+        dry_run=dry_run,
+        on_event=on_event,
+    )
+    outcome = deployer.run(waves)
+    if show_diff:
+        for name in [d.name for d in devices]:
+            diff = deployer.diffs.get(name, "")
+            if diff.strip():
+                sys.stdout.write(f"--- {name}\n{journal_text(journal, name)}\n")
+    state = "dry_run" if dry_run else ("completed" if outcome.ok else "failed")
+    if not outcome.ok and outcome.rolled_back:
+        state = "rolled_back" if not outcome.changed else "failed"
+    journal.finish(state, outcome.message)
+    err_console.print(
+        f"{outcome.message}: {len(outcome.changed)} changed, {len(outcome.rolled_back)} rolled back, "
+        f"{len(outcome.failed)} failed in {time.perf_counter() - started:.1f} s (run {record.run_id})"
+    )
+    for host, err in sorted(outcome.failed.items()):
+        err_console.print(f"  {host}: {err}")
+    raise typer.Exit(ExitCode.OK if outcome.ok else ExitCode.FINDINGS)
+
+
+def journal_text(journal, name: str) -> str:  # type: ignore[no-untyped-def]
+    return journal.read_device_file(name, "diff.txt") or ""
+
+
+def rollback(
+    run_id: str = typer.Argument(..., help="The run to undo (see runs/<fabric>/)."),
+    intent: list[Path] = typer.Option(..., "--intent", help="The fabric's intent (for the inventory)."),
+    lab: str | None = typer.Option(None, "--lab", help="The run went to the lab with this prefix."),
+    inventory: list[Path] = typer.Option([], "--inventory", help="Inventory override directories."),
+    build_root: Path = typer.Option(Path("build"), "--build", help="Build output root."),
+    runs: Path = typer.Option(RUNS, "--runs", help="Where run journals are kept."),
+) -> None:
+    """Undo a run: put every device it changed back to the config it backed up, in reverse wave order."""
+    from netfab.cli.pipeline import err_console, load_plan
+    from netfab.deploy.journal import load_run
+    from netfab.deploy.rollback import rollback_run
+    from netfab.deploy.target import resolve_target
+
+    loaded = load_plan(intent, lab=lab is not None)
+    plan = loaded.plan
+    try:
+        journal = load_run(runs, plan.name, run_id)
+    except (OSError, ValueError) as exc:
+        err_console.print(f"netfab rollback: no readable run {run_id!r} for fabric {plan.name} under {runs}: {exc}")
+        raise typer.Exit(ExitCode.USAGE) from None
+    target = resolve_target(plan, build_root, lab, inventory)
+    nr = _nornir(plan, target, workers=8)
+    restored, failures = rollback_run(nr, journal, on_event=lambda k, w, m: err_console.print(f"[{k}] {w}: {m}"))
+    err_console.print(f"run {run_id}: {len(restored)} devices restored, {len(failures)} failed")
+    for host, err in sorted(failures.items()):
+        err_console.print(f"  {host}: {err}")
+    raise typer.Exit(ExitCode.OK if not failures else ExitCode.FINDINGS)
+
+
+def verify(
+    intent: list[Path] = typer.Argument(..., help="Intent file(s) or directory.", show_default=False),
+    lab: str | None = typer.Option(None, "--lab", help="Verify the running lab with this prefix."),
+    inventory: list[Path] = typer.Option([], "--inventory", help="Inventory override directories."),
+    build_root: Path = typer.Option(Path("build"), "--build", help="Build output root."),
+    limit: str | None = typer.Option(None, "--limit", help="Only devices whose name matches this glob."),
+    output_format: str = typer.Option("text", "--format", help="text, json or junit."),
+    output: Path | None = typer.Option(None, "--output", help="Write the report here instead of stdout."),
+    workers: int = typer.Option(16, "--workers", help="Devices checked in parallel."),
+) -> None:
+    """Check the running fabric against the plan: BGP peers, ECMP width, interfaces, cabling, QoS."""
+    from netfab.cli.pipeline import err_console, load_plan
+    from netfab.deploy.target import resolve_target
+    from netfab.render.build import build as run_build
+    from netfab.render.writer import atomic_write_text
+    from netfab.verify.results import failed, render_json, render_junit, render_text
+    from netfab.verify.run import verify_fabric
+
+    if output_format not in ("text", "json", "junit"):
+        err_console.print(f"netfab verify: unknown format {output_format!r}")
+        raise typer.Exit(ExitCode.USAGE)
+    loaded = load_plan(intent, lab=lab is not None)
+    plan = loaded.plan
+    if not (build_root / plan.name / "inventory" / "hosts.yaml").is_file():
+        run_build(plan, build_root)
+    target = resolve_target(plan, build_root, lab, inventory)
+    nr = _nornir(plan, target, workers=workers)
+    names = [d for d in plan.devices if limit is None or fnmatchcase(d, limit)]
+    results = verify_fabric(nr, plan, names)
+    text = {"text": render_text, "json": render_json, "junit": render_junit}[output_format](results)
+    if output:
+        atomic_write_text(output, text)
+    else:
+        sys.stdout.write(text)
+    raise typer.Exit(ExitCode.FINDINGS if failed(results) else ExitCode.OK)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("deploy")(deploy)
+    app.command("rollback")(rollback)
+    app.command("verify")(verify)

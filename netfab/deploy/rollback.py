@@ -1,0 +1,62 @@
+"""`netfab rollback RUN_ID`: restore every device a run touched to the config the run backed up."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from nornir.core import Nornir
+from nornir.core.task import Result, Task
+
+from netfab.deploy.connection import CONNECTION_NAME
+from netfab.deploy.journal import Journal
+
+
+def rollback_run(
+    nr: Nornir, journal: Journal, on_event: Callable[[str, str, str], None] | None = None
+) -> tuple[list[str], dict[str, str]]:
+    emit = on_event or (lambda kind, who, msg: None)
+    backups = {
+        name: text
+        for name, rec in journal.record.devices.items()
+        if rec.state in ("committed", "confirmed", "failed", "rollback_failed")
+        and (text := journal.read_device_file(name, "before.conf")) is not None
+    }
+    order = [d for w in reversed(journal.record.waves) for d in w["devices"] if d in backups]
+
+    def restore(task: Task) -> Result:
+        name = task.host.name
+        conn = task.host.get_connection(CONNECTION_NAME, task.nornir.config)
+        if conn.has_pending_commit():
+            conn.rollback()
+        conn.load_replace_candidate(config=backups[name])
+        diff = conn.compare_config()
+        if diff.strip():
+            conn.commit_config()
+        else:
+            conn.discard_config()
+        # Prove it: the backup must now diff empty against the running config.
+        conn.load_replace_candidate(config=backups[name])
+        residue = conn.compare_config()
+        conn.discard_config()
+        if residue.strip():
+            raise RuntimeError(f"still differs from the backup after restore:\n{residue}")
+        journal.device_state(name, "rolled_back")
+        emit("rollback", name, "restored to the run's backup" if diff.strip() else "already at the run's backup")
+        return Result(host=task.host, changed=bool(diff.strip()))
+
+    restored: list[str] = []
+    failures: dict[str, str] = {}
+    try:
+        # One device at a time in reverse wave order: the last changes are undone first.
+        for name in order:
+            agg = nr.filter(filter_func=lambda h, n=name: h.name == n).run(task=restore, raise_on_error=False)
+            multi = agg[name]
+            if multi.failed:
+                exc = multi[0].exception
+                failures[name] = f"{type(exc).__name__}: {exc}"
+            else:
+                restored.append(name)
+    finally:
+        nr.close_connections(on_good=True, on_failed=True)
+    journal.finish("rolled_back" if not failures else "failed", f"rollback: {len(restored)} restored")
+    return restored, failures

@@ -1,0 +1,49 @@
+"""Where a deploy/verify/audit goes: a running lab (by prefix) or the built inventory plus user overrides."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from netfab.deploy.credentials import Credentials
+from netfab.design.plan import FabricPlan
+from netfab.render.device import render_device
+from netfab.render.environment import platform_outputs
+
+
+@dataclass
+class Target:
+    generated_inventory: Path
+    overrides: list[Path]
+    credentials: Credentials
+    lab_prefix: str | None = None
+
+
+def resolve_target(plan: FabricPlan, build_root: Path, lab_prefix: str | None, inventory_dirs: list[Path]) -> Target:
+    overrides = list(inventory_dirs)
+    if lab_prefix is None and not inventory_dirs and Path("inventory/hosts.yaml").is_file():
+        overrides = [Path("inventory")]
+    credentials = Credentials.from_env()
+    if lab_prefix is not None:
+        from netfab.lab.state import find_workdir
+
+        workdir = find_workdir(lab_prefix)
+        overrides = [workdir / "inventory", *overrides]
+        # The lab's switches are reached as root with the lab's own key (paths in the overrides).
+        credentials = Credentials.from_env(username="root")
+    return Target(build_root / plan.name / "inventory", overrides, credentials, lab_prefix)
+
+
+def device_artifacts(plan: FabricPlan, names: list[str]):  # type: ignore[no-untyped-def]
+    """Primary config + companion files per device, in the order the platform's outputs.yaml lists them."""
+    from netfab.deploy.engine import DeviceArtifacts
+
+    out = {}
+    for name in names:
+        dev = plan.devices[name]
+        files = render_device(dev)
+        specs = platform_outputs(dev.platform)
+        ordered = [f"configs/{s['file'].format(name=name)}" for s in specs]
+        companions = {Path(p).name.removeprefix(f"{name}."): files[p] for p in ordered[1:]}
+        out[name] = DeviceArtifacts(config=files[ordered[0]], companions=companions)
+    return out

@@ -1,0 +1,33 @@
+"""Run the post-checks over a fabric through Nornir, one connection per device."""
+
+from __future__ import annotations
+
+from nornir.core import Nornir
+from nornir.core.task import Result, Task
+
+from netfab.deploy.connection import CONNECTION_NAME
+from netfab.design.plan import FabricPlan
+from netfab.verify.checks import run_checks
+from netfab.verify.results import CheckResult
+
+
+def verify_fabric(nr: Nornir, plan: FabricPlan, names: list[str]) -> list[CheckResult]:
+    wanted = set(names)
+
+    def check(task: Task) -> Result:
+        conn = task.host.get_connection(CONNECTION_NAME, task.nornir.config)
+        return Result(host=task.host, result=run_checks(plan.devices[task.host.name], conn, plan))
+
+    sub = nr.filter(filter_func=lambda h: h.name in wanted)
+    try:
+        agg = sub.run(task=check, name="verify", raise_on_error=False)
+    finally:
+        nr.close_connections(on_good=True, on_failed=True)
+    results: list[CheckResult] = []
+    for host, multi in sorted(agg.items()):
+        if multi.failed:
+            exc = multi[0].exception
+            results.append(CheckResult(host, "CONNECT", "error", f"cannot check: {type(exc).__name__}: {exc}"))
+        else:
+            results.extend(multi[0].result)
+    return results
