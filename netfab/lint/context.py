@@ -81,6 +81,22 @@ class LintContext:
             groups.setdefault(tier.caps.label, []).append(tier)
         return [PlatformGroup(ts[0].caps, tuple(t.role for t in ts)) for ts in groups.values()]
 
+    def written(self, *path: str | int) -> bool:
+        """Is this exact field written in the user's YAML (not left at its default)?"""
+        node: Any = self.source.data if self.source is not None else {}
+        for part in path:
+            present = (isinstance(node, dict) and part in node) or (
+                isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)
+            )
+            if not present:
+                return False
+            node = node[part]
+        return True
+
+    def first_written(self, *paths: DataPath) -> DataPath:
+        """The first of `paths` the user wrote: a finding about two fields goes where the user can see one."""
+        return next((p for p in paths if self.written(*p)), paths[0])
+
     def at(self, *path: str | int) -> Location:
         """Where intent field `path` is written; a field left at its default is reported at the key of its
         nearest written ancestor (`qos:`), a mapping or list at its key, a scalar at its value."""

@@ -48,3 +48,29 @@ def speed(gbps: int) -> str:
 
 def ratio(value: float) -> str:
     return f"{value:.2f}".rstrip("0").rstrip(".") + ":1"
+
+
+def size(n: int) -> str:
+    """A byte count exactly as large as it is, in the largest unit that divides it: 8 MB, 1,500 KB, 126,416 B."""
+    if n and n % 1_000_000 == 0:
+        return f"{n // 1_000_000:,} MB"
+    if n and n % 1000 == 0:
+        return f"{n // 1000:,} KB"
+    return f"{n:,} B"
+
+
+def approx(n: float) -> str:
+    """A computed byte count to the precision it deserves: 433 KB, 5.4 MB."""
+    if n >= 1_000_000:
+        return f"{n / 1_000_000:.1f} MB"
+    if n >= 10_000:
+        return f"{n / 1000:.0f} KB"
+    return f"{round(n):,} B"
+
+
+_PLURALS = {"leaf": "leaves"}
+
+
+def plural(n: int, word: str) -> str:
+    """'1 rail', '4 leaves', '1,536 leaves'."""
+    return f"{n:,} {word if n == 1 else _PLURALS.get(word, word + 's')}"

@@ -15,6 +15,7 @@ from netfab.core.findings import Finding, Severity
 from netfab.lint.context import LintContext
 from netfab.lint.fabric import DataPath
 from netfab.lint.rule import Rule
+from netfab.lint.rules._words import plural
 
 MGMT_BLOCKS = 4
 
@@ -116,7 +117,7 @@ def _shortfalls(ctx: LintContext) -> Iterator[Shortfall]:
     for role, n in counts.items():
         pool = getattr(u.loopbacks, role)
         if n + 1 > pool.num_addresses:
-            what = f"{n:,} {role}s need {n + 1:,} (network address kept)"
+            what = f"{plural(n, role)} need {n + 1:,} (network address kept)"
             yield Shortfall(("underlay", "loopbacks", role), pool, what)
     if u.addressing == "p2p31":
         p2p = [(("underlay", "p2p", "leaf_spine"), u.p2p.leaf_spine, t.leaf_count * t.leaf.uplinks, "leaf-spine")]
@@ -131,7 +132,7 @@ def _shortfalls(ctx: LintContext) -> Iterator[Shortfall]:
     block_size = mgmt.num_addresses // MGMT_BLOCKS
     for role, n in counts.items():
         if n + 1 > block_size:
-            what = f"but {n:,} {role}s need {n + 1:,} in their quarter of it ({block_size:,})"
+            what = f"but {plural(n, role)} need {n + 1:,} in their quarter of it ({block_size:,})"
             yield Shortfall(("management", "subnet"), mgmt, what)
 
 

@@ -72,8 +72,8 @@ class AsnRangeExhausted(Rule):
                 where = f"the private range {private[0]}-{private[1]}" if private else "the 4-byte ASN space"
                 count = r.last - r.first + 1
                 msg = (
-                    f"{count:,} {r.role} ASNs from {r.first} end at {r.last}, past the end of {where} "
-                    f"(room for {end - r.first + 1:,})"
+                    f"{count:,} {r.role} ASNs (one per {r.unit}) from {r.first} end at {r.last}, "
+                    f"past the end of {where} (room for {end - r.first + 1:,})"
                 )
                 yield self.finding(ctx, r.path, msg)
 

@@ -8,11 +8,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from netfab.core.findings import Finding, Severity
-from netfab.intent.types import format_bytes
 from netfab.lint.context import LintContext
 from netfab.lint.fabric import link_kinds, longest_path_cables
 from netfab.lint.rule import Rule
-from netfab.lint.rules._words import class_path, klass, speed
+from netfab.lint.rules._words import approx, class_path, klass, size, speed
 from netfab.lossless.ecn import KMAX_MAX_BDP, KMAX_MIN_BDP, kmax_bounds, kmin_floor, path_rtt_us
 
 
@@ -43,10 +42,10 @@ class KminAboveKmax(Rule):
                 continue
             path = class_path(i, "ecn", "kmin")
             if ecn.kmin == ecn.kmax:
-                msg = f"{klass(tc)} marks ECN at one step ({format_bytes(ecn.kmin)}): Kmin equals Kmax"
+                msg = f"{klass(tc)} marks ECN at one step ({size(ecn.kmin)}): Kmin equals Kmax"
                 yield self.finding(ctx, path, msg, severity=Severity.WARNING)
             else:
-                msg = f"{klass(tc)} has ECN Kmin {format_bytes(ecn.kmin)} above Kmax {format_bytes(ecn.kmax)}"
+                msg = f"{klass(tc)} has ECN Kmin {size(ecn.kmin)} above Kmax {size(ecn.kmax)}"
                 yield self.finding(ctx, path, msg, related=[class_path(i, "ecn", "kmax")])
 
 
@@ -78,8 +77,8 @@ class KmaxAboveQueueBuffer(Rule):
                 limit = group.caps.buffer.queue_bytes
                 if limit is not None and tc.ecn.kmax > limit:
                     msg = (
-                        f"{klass(tc)} has ECN Kmax {format_bytes(tc.ecn.kmax)}, but one queue on the {group.label} "
-                        f"can hold about {format_bytes(limit)} ({group.caps.buffer.asic}): it would never mark"
+                        f"{klass(tc)} has ECN Kmax {size(tc.ecn.kmax)}, but one queue on the {group.label} "
+                        f"can hold about {approx(limit)} ({group.caps.buffer.asic}): it would never mark"
                     )
                     yield self.finding(ctx, class_path(i, "ecn", "kmax"), msg)
 
@@ -109,8 +108,8 @@ class KminBelowFrames(Rule):
         for i, tc in enumerate(ctx.intent.qos.classes):
             if tc.ecn is not None and tc.ecn.kmin < floor:
                 msg = (
-                    f"{klass(tc)} has ECN Kmin {format_bytes(tc.ecn.kmin)}, less than two {mtu} B frames "
-                    f"({format_bytes(floor)}): it marks at line rate without congestion"
+                    f"{klass(tc)} has ECN Kmin {size(tc.ecn.kmin)}, less than two {mtu} B frames "
+                    f"({size(floor)}): it marks at line rate without congestion"
                 )
                 yield self.finding(ctx, class_path(i, "ecn", "kmin"), msg, related=[("underlay", "mtu")])
 
@@ -146,15 +145,15 @@ class KmaxOutOfBdp(Rule):
             for gbps in speeds:
                 b = kmax_bounds(gbps, rtt)
                 if kmax < b.low:
-                    why = f"below {KMAX_MIN_BDP:g}x the BDP ({format_bytes(b.bdp)} at {speed(gbps)}, {rtt:.1f} us RTT)"
+                    why = f"below {KMAX_MIN_BDP:g}x the BDP ({approx(b.bdp)} at {speed(gbps)}, {rtt:.1f} us RTT)"
                     why += ": a single flow is marked before it reaches line rate"
                 elif kmax > b.high:
-                    why = f"{kmax / b.bdp:.0f}x the BDP ({format_bytes(b.bdp)} at {speed(gbps)}, {rtt:.1f} us RTT)"
+                    why = f"{kmax / b.bdp:.0f}x the BDP ({approx(b.bdp)} at {speed(gbps)}, {rtt:.1f} us RTT)"
                     why += f", more than {KMAX_MAX_BDP:g}x: queues build for many round trips before marking"
                 else:
                     continue
-                msg = f"{klass(tc)} has ECN Kmax {format_bytes(kmax)}, {why}"
-                hint = f"at {speed(gbps)} keep kmax between {format_bytes(b.low)} and {format_bytes(b.high)}"
+                msg = f"{klass(tc)} has ECN Kmax {size(kmax)}, {why}"
+                hint = f"at {speed(gbps)} keep kmax between {approx(b.low)} and {approx(b.high)}"
                 yield self.finding(ctx, class_path(i, "ecn", "kmax"), msg, hint=hint)
 
 

@@ -5,11 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from netfab.core.findings import Finding, Severity
-from netfab.intent.types import format_bytes
 from netfab.lint.context import LintContext
 from netfab.lint.fabric import link_kinds
 from netfab.lint.rule import Rule
-from netfab.lint.rules._words import speed
+from netfab.lint.rules._words import size, speed
 from netfab.lossless.headroom import HeadroomBreakdown, headroom
 
 BUFFERS = ("qos", "buffers")
@@ -53,11 +52,11 @@ class HeadroomTooSmall(Rule):
             if configured >= need.required_bytes:
                 continue
             msg = (
-                f"headroom {format_bytes(configured)} per lossless priority is smaller than the "
-                f"{format_bytes(need.required_bytes)} a {speed(kind.speed_gbps)} {kind.name} link with "
+                f"headroom {size(configured)} per lossless priority is smaller than the "
+                f"{size(need.required_bytes)} a {speed(kind.speed_gbps)} {kind.name} link with "
                 f"{_cable(kind.cable_m)} of cable and MTU {need.mtu} needs ({self._terms(need)})"
             )
-            hint = f"set qos.buffers.headroom to auto or at least {format_bytes(need.required_bytes)}"
+            hint = f"set qos.buffers.headroom to auto or at least {size(need.required_bytes)}"
             yield self.finding(ctx, (*BUFFERS, "headroom"), msg, hint=hint, related=[kind.cable_path])
 
     @staticmethod

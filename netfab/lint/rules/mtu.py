@@ -42,7 +42,8 @@ class RoceMtuAboveLinkMtu(Rule):
                 f"RoCE MTU {roce_mtu} makes {packet} B packets with RoCEv2 headers, but underlay.mtu is {link_mtu}: "
                 "full-size RoCE packets are dropped"
             )
-            yield self.finding(ctx, ("nic", "roce_mtu"), msg, related=[("underlay", "mtu")])
+            path = ctx.first_written(("nic", "roce_mtu"), ("underlay", "mtu"))
+            yield self.finding(ctx, path, msg, related=[("nic", "roce_mtu"), ("underlay", "mtu")])
 
 
 RULES: tuple[type[Rule], ...] = (RoceMtuAboveLinkMtu,)

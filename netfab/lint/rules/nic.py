@@ -40,7 +40,8 @@ class TrustMismatch(Rule):
         nic, qos = ctx.intent.nic.trust, ctx.intent.qos.trust
         if nic != qos:
             msg = f"NICs trust {nic} but the switches trust {qos}: NIC and switch put RoCE on different priorities"
-            yield self.finding(ctx, ("nic", "trust"), msg, related=[("qos", "trust")])
+            path = ctx.first_written(("nic", "trust"), ("qos", "trust"))
+            yield self.finding(ctx, path, msg, related=[("nic", "trust"), ("qos", "trust")])
 
 
 class PfcVectorMismatch(Rule):
@@ -106,10 +107,12 @@ class CnpMarkingMismatch(Rule):
         cnp = ctx.intent.qos.classes[index]
         if np.cnp_dscp not in cnp.dscp:
             msg = f"NICs mark CNPs with DSCP {np.cnp_dscp}, but {klass(cnp)} carries {dscps(cnp.dscp)}"
-            yield self.finding(ctx, (*NP, "cnp_dscp"), msg, related=[class_path(index, "dscp")])
+            path = ctx.first_written((*NP, "cnp_dscp"), class_path(index, "dscp"))
+            yield self.finding(ctx, path, msg, related=[(*NP, "cnp_dscp"), class_path(index, "dscp")])
         if np.cnp_priority != cnp.priority:
             msg = f"NICs send CNPs on priority {np.cnp_priority}, but {klass(cnp)} is on priority {cnp.priority}"
-            yield self.finding(ctx, (*NP, "cnp_priority"), msg, related=[class_path(index, "priority")])
+            path = ctx.first_written((*NP, "cnp_priority"), class_path(index, "priority"))
+            yield self.finding(ctx, path, msg, related=[(*NP, "cnp_priority"), class_path(index, "priority")])
 
 
 class RoceDscpMismatch(Rule):

@@ -8,7 +8,7 @@ from netfab.core.findings import Finding, Severity
 from netfab.lint.context import LintContext
 from netfab.lint.fabric import port_use
 from netfab.lint.rule import Rule
-from netfab.lint.rules._words import ratio, speed
+from netfab.lint.rules._words import plural, ratio, speed
 
 TOPO = ("topology",)
 OVERSUBSCRIPTION_TOLERANCE = 0.05
@@ -42,7 +42,7 @@ class RailsNotGpus(Rule):
         t = ctx.intent.topology
         gpus = t.servers.gpus_per_server
         if t.style == "rail_optimized" and t.rails is not None and t.rails != gpus:
-            msg = f"{t.rails} rails per SU but {gpus} GPUs (NICs) per server: NIC i must land on rail i"
+            msg = f"{plural(t.rails, 'rail')} per SU but {gpus} GPUs (NICs) per server: NIC i must land on rail i"
             yield self.finding(ctx, (*TOPO, "rails"), msg, related=[(*TOPO, "servers", "gpus_per_server")])
 
 
@@ -102,7 +102,8 @@ class UplinksNotDivisible(Rule):
             for role, count in (("spine", t.spine.count or 0), ("superspine", t.superspine.count or 0)):
                 if count % t.planes:
                     msg = f"{count} {role}s{' per pod' if role == 'spine' else ''} do not divide into {t.planes} planes"
-                    yield self.finding(ctx, (*TOPO, role, "count"), msg, related=[(*TOPO, "planes")])
+                    hint = "make the count a multiple of topology.planes"
+                    yield self.finding(ctx, (*TOPO, role, "count"), msg, hint=hint, related=[(*TOPO, "planes")])
         for use in port_use(ctx.intent):
             if use.uplink_targets == 0:
                 if use.uplinks:
