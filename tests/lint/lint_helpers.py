@@ -29,8 +29,14 @@ RAIL: dict[str, Any] = {
         "servers_per_su": 4,
         "rails": 2,
         "servers": {"gpus_per_server": 2, "nic_speed": "400G", "cable_m": 3},
-        "leaf": {"platform": "sonic", "ports": 16, "uplinks": 4, "uplink_speed": "400G", "uplink_cable_m": 30,
-                 "oversubscription": "1:1"},  # fmt: skip
+        "leaf": {
+            "platform": "sonic",
+            "ports": 16,
+            "uplinks": 4,
+            "uplink_speed": "400G",
+            "uplink_cable_m": 30,
+            "oversubscription": "1:1",
+        },
         "spine": {"platform": "sonic", "count": 4, "ports": 16},
     },
     "qos": {
@@ -50,8 +56,15 @@ CLOS3: dict[str, Any] = {
         "planes": 2,
         "servers": {"gpus_per_server": 8, "nic_speed": "400G", "cable_m": 3},
         "leaf": {"platform": "sonic", "ports": 16, "uplinks": 8, "uplink_speed": "400G", "uplink_cable_m": 30},
-        "spine": {"platform": "sonic", "count": 4, "ports": 16, "uplinks": 4, "uplink_speed": "400G",
-                  "uplink_cable_m": 100, "oversubscription": "2:1"},  # fmt: skip
+        "spine": {
+            "platform": "sonic",
+            "count": 4,
+            "ports": 16,
+            "uplinks": 4,
+            "uplink_speed": "400G",
+            "uplink_cable_m": 100,
+            "oversubscription": "2:1",
+        },
         "superspine": {"platform": "sonic", "count": 4, "ports": 16},
     },
 }

@@ -35,7 +35,8 @@ def invoke(*args: str) -> tuple[int, str]:
 
 @pytest.fixture
 def broken(tmp_path: Path) -> Path:
-    return write_intent(merged(RAIL, {"nic": {"trust": "pcp"}, "qos": {"pfc": {"watchdog": None}}}), tmp_path / "b.yaml")
+    data = merged(RAIL, {"nic": {"trust": "pcp"}, "qos": {"pfc": {"watchdog": None}}})
+    return write_intent(data, tmp_path / "b.yaml")
 
 
 @pytest.fixture

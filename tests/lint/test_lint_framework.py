@@ -62,7 +62,7 @@ def test_registry_has_unique_documented_rules() -> None:
     assert list(registry.ids) == sorted(registry.ids)
     for rule in registry:
         assert rule.hint, rule.id
-        assert "# bad" in rule.doc() and "# fixed" in rule.doc() or "# noted" in rule.doc(), rule.id
+        assert ("# bad" in rule.doc() and "# fixed" in rule.doc()) or "# noted" in rule.doc(), rule.id
 
 
 def test_registry_rejects_malformed_and_duplicate_rules() -> None:
@@ -145,8 +145,8 @@ def test_locations_point_at_values_keys_or_nearest_written_parent(tmp_path: Path
         "fabric:\n  name: t\nqos:\n  trust: dscp\n  classes:\n    - {name: a, dscp: [26, 27], priority: 3}\n",
         encoding="utf-8",
     )
-    from netfab.load import load_intent_source
     from netfab.lint.api import validate
+    from netfab.load import load_intent_source
 
     source = load_intent_source([path])
     intent, _ = validate(source)

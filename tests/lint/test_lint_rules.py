@@ -33,6 +33,7 @@ STORAGE = {"name": "storage", "dscp": [24], "priority": 4, "lossless": True, "we
 NO_WD: dict[str, Any] = {}
 WD = ("qos", "pfc", "watchdog")
 
+# fmt: off
 CASES: list[tuple[str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
     # --- QoS ---
     ("QOS001", RAIL, classes(ROCE, CNP, with_(DEFAULT, dscp=[26])), classes(ROCE, CNP, with_(DEFAULT, dscp=[10]))),
@@ -95,7 +96,8 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
       "load_balancing": {"hash_fields": ["src_ip", "dst_ip", "src_port", "rocev2_dest_qp"]}}),
     ("CAP002", RAIL, {**tiers(platform="nvidia_cumulus"), "load_balancing": {"hash_fields": ["rocev2_opcode"]}},
      {"load_balancing": {"hash_fields": ["rocev2_opcode", "src_port"]}}),
-    ("CAP003", RAIL, {**tiers(platform="arista_eos", os_version="4.29.1F"), "load_balancing": {"adaptive_routing": True}},
+    ("CAP003", RAIL,
+     {**tiers(platform="arista_eos", os_version="4.29.1F"), "load_balancing": {"adaptive_routing": True}},
      {**tiers(platform="arista_eos", os_version="4.33.1F"), "load_balancing": {"adaptive_routing": True}}),
     ("CAP003", RAIL,
      {**tiers(platform="nvidia_cumulus", uplink_speed="800G"), "topology": {
@@ -140,6 +142,7 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
     ("ASN002", CLOS3, {"underlay": {"asn": {"spine": 65000, "leaf_base": 65001}}},
      {"underlay": {"asn": {"spine": 65000, "leaf_base": 65002}}}),
 ]
+# fmt: on
 
 
 def _case_id(case: tuple[str, dict[str, Any], dict[str, Any], dict[str, Any]]) -> str:
