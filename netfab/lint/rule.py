@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, ClassVar
 
-from netfab.core.findings import Finding, Severity
+from netfab.core.findings import Finding, Location, Severity
 
 if TYPE_CHECKING:
     from netfab.lint.context import DataPath, LintContext
@@ -53,8 +53,19 @@ class Rule:
             location=ctx.at(*path),
             hint=self.hint if hint is None else hint,
             path=dotted(tuple(path)),
-            related=tuple(loc for loc in (ctx.at(*r) for r in related) if loc != ctx.at(*path)),
+            related=self._related(ctx, path, related),
         )
+
+    @staticmethod
+    def _related(ctx: LintContext, path: DataPath, related: Sequence[DataPath]) -> tuple[Location, ...]:
+        # Only fields the user wrote: "see also" pointing at a parent key for a defaulted field is noise.
+        here = ctx.at(*path)
+        found: list[Location] = []
+        for r in related:
+            loc = ctx.at(*r)
+            if ctx.written(*r) and loc != here and loc not in found:
+                found.append(loc)
+        return tuple(found)
 
     @classmethod
     def doc(cls) -> str:

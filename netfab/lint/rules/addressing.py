@@ -117,7 +117,7 @@ def _shortfalls(ctx: LintContext) -> Iterator[Shortfall]:
     for role, n in counts.items():
         pool = getattr(u.loopbacks, role)
         if n + 1 > pool.num_addresses:
-            what = f"{plural(n, role)} need {n + 1:,} (network address kept)"
+            what = f"{plural(n, role)} need {n + 1:,} (the network address is skipped)"
             yield Shortfall(("underlay", "loopbacks", role), pool, what)
     if u.addressing == "p2p31":
         p2p = [(("underlay", "p2p", "leaf_spine"), u.p2p.leaf_spine, t.leaf_count * t.leaf.uplinks, "leaf-spine")]

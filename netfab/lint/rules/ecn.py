@@ -77,10 +77,11 @@ class KmaxAboveQueueBuffer(Rule):
                 limit = group.caps.buffer.queue_bytes
                 if limit is not None and tc.ecn.kmax > limit:
                     msg = (
-                        f"{klass(tc)} has ECN Kmax {size(tc.ecn.kmax)}, but one queue on the {group.label} "
-                        f"can hold about {approx(limit)} ({group.caps.buffer.asic}): it would never mark"
+                        f"{klass(tc)} has ECN Kmax {size(tc.ecn.kmax)}, more than the ~{approx(limit)} one queue "
+                        f"can hold on the {group.label}: it would never mark"
                     )
-                    yield self.finding(ctx, class_path(i, "ecn", "kmax"), msg)
+                    hint = f"{self.hint} (queue size: planning figure for {group.caps.buffer.asic})"
+                    yield self.finding(ctx, class_path(i, "ecn", "kmax"), msg, hint=hint)
 
 
 class KminBelowFrames(Rule):

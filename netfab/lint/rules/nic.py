@@ -106,7 +106,7 @@ class CnpMarkingMismatch(Rule):
             return
         cnp = ctx.intent.qos.classes[index]
         if np.cnp_dscp not in cnp.dscp:
-            msg = f"NICs mark CNPs with DSCP {np.cnp_dscp}, but {klass(cnp)} carries {dscps(cnp.dscp)}"
+            msg = f"NICs mark CNPs with DSCP {np.cnp_dscp}, but class '{cnp.name}' carries {dscps(cnp.dscp)}"
             path = ctx.first_written((*NP, "cnp_dscp"), class_path(index, "dscp"))
             yield self.finding(ctx, path, msg, related=[(*NP, "cnp_dscp"), class_path(index, "dscp")])
         if np.cnp_priority != cnp.priority:

@@ -192,7 +192,7 @@ class WatchdogUnsupported(Rule):
                 yield self.finding(ctx, WATCHDOG, msg, hint=hint, related=[group.path])
             elif wd.action not in caps.watchdog_actions:
                 has = join(sorted(caps.watchdog_actions))
-                msg = f"PFC watchdog action '{wd.action}' is not available on the {group.label}, which support {has}"
+                msg = f"PFC watchdog action '{wd.action}' is not available on the {group.label}; it has: {has}"
                 yield self.finding(ctx, (*WATCHDOG, "action"), msg, related=[group.path])
 
 

@@ -218,11 +218,11 @@ class PriorityShared(Rule):
                 if tc.lossless != first.lossless:
                     differences.append("only '" + (first.name if first.lossless else tc.name) + "' is lossless")
                 if tc.scheduling != first.scheduling:
-                    differences.append(f"'{first.name}' is {first.scheduling}, '{tc.name}' is {tc.scheduling}")
+                    differences.append(f"'{first.name}' is {first.scheduling} while '{tc.name}' is {tc.scheduling}")
                 if differences:
                     msg = (
                         f"classes '{first.name}' and '{tc.name}' share priority {prio} (one queue), but "
-                        f"{join(differences)}"
+                        f"{'; and '.join(differences)}"
                     )
                     yield self.finding(ctx, class_path(i, "priority"), msg, related=[class_path(indexes[0])])
 
