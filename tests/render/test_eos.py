@@ -10,12 +10,18 @@ import pytest
 from cli_roundtrip import assert_nothing_lost, assert_roundtrip, check_golden, fabric_for, lab_pair, render_text
 from hier_config import HConfig, Platform
 
-from netfab.design import DevicePlan
+from netfab.design import DevicePlan, FabricPlan
 from netfab.render.environment import UnsupportedFeature
 
 P = Platform.ARISTA_EOS
 BARE_BOX = "hostname localhost\n!\ninterface Management1\n   ip address 192.0.2.10/24\n!\n"
 ADDRESSING = ("unnumbered", "p2p31")
+
+
+@pytest.fixture(scope="module")
+def clos3() -> FabricPlan:
+    """The 1,692-switch clos3 example as designed (read-only: tests copy devices before changing them)."""
+    return fabric_for("arista_eos", "clos3-24k.yaml")
 
 
 def section(tree: HConfig, *path: str) -> list[str]:
@@ -38,9 +44,8 @@ def test_golden_and_roundtrip(role: str, addressing: str) -> None:
     assert text.endswith("!\nend\n")
 
 
-def test_clos3_sand_profile_roundtrip() -> None:
-    plan = fabric_for("arista_eos", "clos3-24k.yaml")
-    spine = plan.devices_of("spine")[0]
+def test_clos3_sand_profile_roundtrip(clos3: FabricPlan) -> None:
+    spine = clos3.devices_of("spine")[0]
     text = render_text(spine)
     assert_roundtrip(P, text, BARE_BOX)
     tree = assert_nothing_lost(P, text)
@@ -184,8 +189,8 @@ def _with_version(dev: DevicePlan, version: str | None) -> DevicePlan:
     return dataclasses.replace(dev, os_version=version)
 
 
-def test_qp_hashing_version_gate() -> None:
-    spine = fabric_for("arista_eos", "clos3-24k.yaml").devices_of("spine")[0]
+def test_qp_hashing_version_gate(clos3: FabricPlan) -> None:
+    spine = clos3.devices_of("spine")[0]
     assert "payload bytes 5-7" in render_text(_with_version(spine, "4.34.0F"))
     for old in ("4.33.0F", "4.32.2.1F", None):
         with pytest.raises(UnsupportedFeature, match=re.escape("4.33.1F")):
@@ -211,9 +216,8 @@ def test_unsupported_features_are_refused(overrides: dict[str, object], message:
         render_text(leaf)
 
 
-def test_render_time_clos3() -> None:
-    plan = fabric_for("arista_eos", "clos3-24k.yaml")
-    devices = list(plan.devices.values())
+def test_render_time_clos3(clos3: FabricPlan) -> None:
+    devices = list(clos3.devices.values())
     render_text(devices[0])  # compile once
     start = time.perf_counter()
     for dev in devices:
@@ -221,3 +225,10 @@ def test_render_time_clos3() -> None:
     per_device_ms = (time.perf_counter() - start) / len(devices) * 1000
     assert len(devices) == 1692
     assert per_device_ms < 5, f"{per_device_ms:.2f} ms per device"
+
+
+def test_bfd_on_the_peer_group() -> None:
+    leaf = lab_pair("arista_eos", "unnumbered", underlay__bfd=True)["leaf"]
+    bgp = section(assert_nothing_lost(P, render_text(leaf)), f"router bgp {leaf.asn}")
+    assert "neighbor fabric bfd" in bgp
+    assert "neighbor fabric bfd" not in render_text(lab_pair("arista_eos", "unnumbered")["leaf"])

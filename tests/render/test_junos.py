@@ -183,3 +183,12 @@ def test_ecn_beyond_the_queue_buffer_is_refused() -> None:
     ]
     with pytest.raises(UnsupportedFeature, match="fill levels"):
         render_text(lab_pair("juniper_junos", "p2p31", qos__classes=classes)["leaf"])
+
+
+def test_bfd_timers_from_platform_data() -> None:
+    bfd = platform_data("juniper_junos")["bfd"]
+    lines = set(set_lines(lab_pair("juniper_junos", "p2p31", underlay__bfd=True)["leaf"]))
+    assert {
+        f"set protocols bgp group fabric bfd-liveness-detection minimum-interval {bfd['minimum_interval_ms']}",
+        f"set protocols bgp group fabric bfd-liveness-detection multiplier {bfd['multiplier']}",
+    } <= lines
