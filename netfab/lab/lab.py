@@ -51,6 +51,8 @@ def up(spec: LabSpec, *, timeout: float = 60.0, keep_on_failure: bool = False) -
     in_use = _leftovers(spec.prefix, spec.workdir)
     if in_use:
         raise LabError(f"lab prefix {spec.prefix!r} is already in use ({in_use}); run down({spec.prefix!r}) first")
+    if problem := _workdir_problem(spec.workdir):
+        raise LabError(f"cannot bring up lab {spec.prefix!r}: {problem}")
     started = time.monotonic()
     state = plan_state(spec)
     try:
@@ -154,6 +156,7 @@ def _build(spec: LabSpec, state: LabState, started: float) -> dict[str, float]:
     layout = state.layout
     ensure_dir(DEFAULT_ROOT)
     ensure_dir(layout.workdir)  # 0755 whatever the umask: frr must traverse it to its run dir
+    layout.marker.write_text(f"{spec.prefix}\n")
     remember_workdir(spec.prefix, spec.workdir)
     state.save()
     _write_files(spec, layout)
@@ -260,12 +263,26 @@ def _teardown(prefix: str, workdir: Path) -> None:
     netns.delete_namespaces(sorted(namespaces))
     for point in netns.mounts_under([f"/run/netns/{prefix}-", f"{workdir}/"]):
         run(["umount", "-l", point], check=False)
-    shutil.rmtree(workdir, ignore_errors=True)
+    if layout.marker.exists():  # never delete a directory this runtime did not create
+        shutil.rmtree(workdir, ignore_errors=True)
     forget_workdir(prefix)
     left = _leftovers(prefix, workdir)
     if survivors or left:
         pids_left = f"; processes that would not die: {survivors}" if survivors else ""
         raise LabError(f"lab {prefix!r} not fully removed: {left or 'processes'}{pids_left}")
+
+
+def _workdir_problem(workdir: Path) -> str:
+    """Why FRR (running as frr) could not use this workdir, or ''."""
+    if workdir.exists() and any(workdir.iterdir()):
+        return f"workdir {workdir} exists and is not empty; give the lab a directory of its own"
+    for parent in workdir.parents:
+        if parent.exists() and not parent.stat().st_mode & 0o001:
+            return (
+                f"workdir {workdir} is under {parent} (mode {parent.stat().st_mode & 0o777:o}), which user frr "
+                f"cannot enter; use a directory like {DEFAULT_ROOT}/<prefix>"
+            )
+    return ""
 
 
 def _pidfile_pids(layout: Layout) -> set[int]:
@@ -286,7 +303,7 @@ def _leftovers(prefix: str, workdir: Path) -> str:
         parts.append(f"interfaces {', '.join(links[:5])}{'...' if len(links) > 5 else ''}")
     if mounts := netns.mounts_under([f"/run/netns/{prefix}-", f"{workdir}/"]):
         parts.append(f"mounts {', '.join(mounts[:3])}")
-    if workdir.exists():
+    if Layout(prefix, workdir).marker.exists():
         parts.append(f"workdir {workdir}")
     return "; ".join(parts)
 

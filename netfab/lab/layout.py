@@ -60,6 +60,11 @@ class Layout:
         return 1 + int(hashlib.sha256(self.prefix.encode()).hexdigest()[:8], 16) % 0x7FFFFFFE
 
     @property
+    def marker(self) -> Path:
+        """Written first into a workdir the lab creates; teardown deletes only a workdir that has it."""
+        return self.workdir / ".netfab-lab"
+
+    @property
     def state_file(self) -> Path:
         return self.workdir / "state.json"
 

@@ -29,6 +29,19 @@ from netfab.lab.ssh import connect
 from netfab.lab.state import LabState, SwitchRecord, plan_state
 
 REPO = Path(__file__).resolve().parents[2]
+# LAB.md's "phantom queue": CE-mark ECT packets above a packet rate where the kernel has no RED.
+ECN_SCRIPT = """
+nft -f - <<'EOF'
+table inet ecnlab {
+  counter ce1 {
+  }
+  chain post {
+    type filter hook postrouting priority 0; policy accept;
+    oifname "swp1" ip ecn { ect0, ect1 } limit rate over 1300/second burst 20 packets ip ecn set ce counter name ce1
+  }
+}
+EOF
+"""
 
 
 # --- pure parts -----------------------------------------------------------------------------------------
@@ -101,6 +114,11 @@ def lab_pids(spec: LabSpec) -> list[int]:
 def fabric(lab_names: Callable[[str], tuple[str, str]]) -> Iterator[tuple[LabSpec, lab.LabStatus]]:
     prefix, subnet = lab_names("m")
     spec = clos_spec(prefix, 2, 4, 2, mgmt_subnet=subnet)
+    # leaf1 also carries per-switch extras: an ECMP hash sysctl and a setup script (nftables ECN marking).
+    leaf1 = dataclasses.replace(
+        spec.switch("leaf1"), sysctls={"net.ipv4.fib_multipath_hash_policy": "1"}, setup_script=ECN_SCRIPT
+    )
+    spec = dataclasses.replace(spec, switches=tuple(leaf1 if s.name == "leaf1" else s for s in spec.switches))
     status = lab.up(spec, timeout=60)
     try:
         yield spec, status
@@ -127,6 +145,13 @@ def test_up_converges_with_ecmp_and_hosts_reach_each_other(fabric: tuple[LabSpec
     for src, dst in (("h1-1", "10.1.4.3"), ("h4-2", "10.1.1.1"), ("h2-1", "10.1.3.1")):
         ping = lab.exec(spec.prefix, src, ["ping", "-c1", "-W1", dst])
         assert ping.returncode == 0, f"{src} -> {dst}: {ping.stdout}{ping.stderr}"
+    # On a switch, exec joins its UTS and mount namespaces too: its hostname, its FRR.
+    assert lab.exec(spec.prefix, "leaf1", ["hostname"]).stdout.strip() == "leaf1"
+    show = lab.exec(spec.prefix, "leaf3", ["vtysh", "-c", "show bgp summary json"])
+    assert json.loads(show.stdout)["ipv4Unicast"]["routerId"] == "10.255.1.3"
+    sysctl = lab.exec(spec.prefix, "leaf1", ["sysctl", "-n", "net.ipv4.fib_multipath_hash_policy"])
+    assert sysctl.stdout.strip() == "1"
+    assert lab.exec(spec.prefix, "leaf1", ["nft", "list", "table", "inet", "ecnlab"]).returncode == 0
     assert "dcb" in status.pfc_note and json.loads(json.dumps(status.to_dict()))["ready"] is True
     assert "ready" in status.render_text()
 
@@ -225,6 +250,18 @@ def test_failed_bring_up_tears_down_and_says_why(make_spec: Callable[..., LabSpe
     with pytest.raises(LabError, match=r"spine1: starting FRR and sshd failed: .*Unknown command"):
         lab.up(spec)
     assert_clean(spec, [])
+
+
+@pytest.mark.lab
+def test_workdir_frr_cannot_enter_is_refused_before_anything_exists(
+    tmp_path: Path, lab_names: Callable[[str], tuple[str, str]]
+) -> None:
+    prefix, subnet = lab_names("w")
+    tmp_path.chmod(0o700)
+    spec = clos_spec(prefix, 1, 1, 1, mgmt_subnet=subnet, workdir=tmp_path / "lab")
+    with pytest.raises(LabError, match="which user frr cannot enter"):
+        lab.up(spec)
+    assert namespaces_with_prefix(prefix) == [] and root_links_with_prefix(prefix) == []
 
 
 @pytest.mark.lab
