@@ -194,6 +194,12 @@ def test_every_bgp_neighbor(addressing: str) -> None:
         assert af["multipaths"]["ebgp"] == dev.bgp.max_paths
 
 
+def test_bfd_per_neighbor() -> None:
+    leaf = lab_pair(PLATFORM, "unnumbered", underlay__bfd=True)["leaf"]
+    for neighbor in load(leaf)["vrf"]["default"]["router"]["bgp"]["neighbor"].values():
+        assert neighbor["bfd"] == {"enable": "on"}
+
+
 # --- hashing and adaptive routing ----------------------------------------------------------------------
 
 
