@@ -29,7 +29,7 @@ class LinkKind:
     """One kind of link in the fabric: both ends, its speed and cable, and where the intent sets them."""
 
     name: str
-    lower: str
+    lower: Role | Literal["server"]
     upper: Role
     speed_gbps: int
     cable_m: float
@@ -38,7 +38,9 @@ class LinkKind:
 
     @property
     def switch_ends(self) -> tuple[Role, ...]:
-        return (self.upper,) if self.lower == "server" else (self.lower, self.upper)  # type: ignore[return-value]
+        if self.lower == "server":
+            return (self.upper,)
+        return (self.lower, self.upper)
 
 
 def link_kinds(intent: Intent) -> list[LinkKind]:

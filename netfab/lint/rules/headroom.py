@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from netfab.core.findings import Finding, Severity
 from netfab.lint.context import LintContext
-from netfab.lint.fabric import link_kinds
+from netfab.lint.fabric import Role, link_kinds
 from netfab.lint.rule import Rule
 from netfab.lint.rules._words import size, speed
 from netfab.lossless.headroom import HeadroomBreakdown, headroom
@@ -43,9 +43,8 @@ class HeadroomTooSmall(Rule):
 
     def check(self, ctx: LintContext) -> Iterator[Finding]:
         configured = ctx.intent.qos.buffers.headroom
-        if configured == "auto" or not ctx.intent.qos.pfc_priorities:
-            return
-        assert isinstance(configured, int)
+        if isinstance(configured, str) or not ctx.intent.qos.pfc_priorities:
+            return  # "auto": render sizes it from the same formula
         for kind in link_kinds(ctx.intent):
             need = max((self._need(ctx, kind.speed_gbps, kind.cable_m, role) for role in kind.switch_ends),
                        key=lambda h: h.required_bytes)  # fmt: skip
@@ -60,9 +59,9 @@ class HeadroomTooSmall(Rule):
             yield self.finding(ctx, (*BUFFERS, "headroom"), msg, hint=hint, related=[kind.cable_path])
 
     @staticmethod
-    def _need(ctx: LintContext, gbps: int, cable_m: float, role: str) -> HeadroomBreakdown:
+    def _need(ctx: LintContext, gbps: int, cable_m: float, role: Role) -> HeadroomBreakdown:
         buffers = ctx.intent.qos.buffers
-        platform = ctx.capabilities[role].buffer  # type: ignore[index]
+        platform = ctx.capabilities[role].buffer
         return headroom(
             gbps,
             cable_m,
