@@ -104,6 +104,12 @@ def test_dscp_map_and_queue_mapping(lab: FabricPlan) -> None:
     assert {int(k): v["traffic-class"] for k, v in sp_tc.items()} == {q.queue: q.queue for q in dev.qos.queues}
 
 
+def test_pcp_trust() -> None:
+    mapping = load(fabric(qos__trust="pcp").devices["leaf1"])["qos"]["mapping"]["default-global"]
+    assert mapping["trust"] == "l2" and "dscp" not in mapping
+    assert {int(k): v["switch-priority"] for k, v in mapping["pcp"].items()} == {p: p for p in range(8)}
+
+
 def test_pfc_priority_3_and_cable_length() -> None:
     plan = fabric_for(PLATFORM, "rail-4su.yaml")
     for dev in plan.devices.values():

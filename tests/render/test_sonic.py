@@ -271,6 +271,20 @@ def test_pfc_buffers_and_watchdog_in_ms() -> None:
     assert lengths == {"5m", "50m"}, "per-port cable lengths: host 5 m, uplinks 50 m"
 
 
+def test_lossy_port_gets_no_pfc(lab: FabricPlan) -> None:
+    dev = lab.devices["leaf1"]
+    lossy = dev.interfaces[0]
+    lossy.lossless = False  # the lab plan is module-scoped: restore below
+    try:
+        db = config_db(dev)
+    finally:
+        lossy.lossless = True
+    assert "pfc_enable" not in db["PORT_QOS_MAP"][lossy.name]
+    assert lossy.name not in db["PFC_WD"] and lossy.name not in db["CABLE_LENGTH"]["AZURE"]
+    assert not [k for k in db["BUFFER_PG"] if k.startswith(lossy.name + "|")]
+    assert all(db["PORT_QOS_MAP"][i.name]["pfc_enable"] == "3" for i in dev.interfaces[1:])
+
+
 def test_no_watchdog_when_disabled() -> None:
     db = config_db(fabric(qos__pfc={"watchdog": None}).devices["leaf1"])
     assert "PFC_WD" not in db
