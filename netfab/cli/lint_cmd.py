@@ -30,7 +30,7 @@ def register(app: typer.Typer) -> None:
 
 
 def lint(
-    paths: list[Path] = typer.Argument(..., metavar="PATH...", help="Intent YAML files or directories (merged)."),
+    paths: list[Path] = typer.Argument(..., metavar="PATH", help="Intent YAML files or directories (merged)."),
     fmt: ReportFormat = typer.Option(ReportFormat.TEXT, "--format", "-f", help="Report format."),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write the report to FILE (atomically)."),
     strict: bool = typer.Option(False, "--strict", help="Fail on warnings too."),
