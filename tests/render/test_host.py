@@ -218,7 +218,7 @@ def test_missing_tools_and_sysfs_are_skipped_with_a_message(tmp_path: Path) -> N
     proc, log = run_nic(text, tmp_path, layout={"eth0": "none"})
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
-    assert "eth1 absent, skipped" in out
+    assert "eth1 absent, skipped" in out and "addresses and routes set on eth0\n" in out
     assert "eth0 QoS skipped: mlnx_qos not installed" in out
     assert "mlx5_0 RoCE ToS skipped" in out
     assert "eth0 DCQCN skipped" in out

@@ -27,6 +27,7 @@ put() {
 # on one block, as in a 3-tier pod, share it as ECMP). Reverse-path filtering is loose: on a multi-rail host
 # a reply can arrive on another NIC than the route back.
 put "$PROC_SYS/net/ipv4/conf/all/rp_filter" 2 || true
+CONFIGURED=""
 nic_addr() { # NETDEV MTU ADDRESS/31 GATEWAY TABLE
 	if ! nic_exists "$1"; then
 		echo "host3: $1 absent, skipped"
@@ -40,6 +41,7 @@ nic_addr() { # NETDEV MTU ADDRESS/31 GATEWAY TABLE
 	ip route replace "$4" dev "$1" scope link src "${3%/*}" table "$5"
 	while ip rule del from "${3%/*}" table "$5" 2>/dev/null; do :; done
 	ip rule add from "${3%/*}" table "$5" priority "$5"
+	CONFIGURED="$CONFIGURED $1"
 }
 # eth0 (mlx5_0, rail 1) -> leaf3 swp1
 if nic_addr eth0 4200 10.64.0.5/31 10.64.0.4 100; then
@@ -51,7 +53,7 @@ if nic_addr eth1 4200 10.72.0.5/31 10.72.0.4 101; then
 fi
 if nic_exists eth0; then ip route replace 10.64.0.0/13 via 10.64.0.4 dev eth0; fi
 if nic_exists eth1; then ip route replace 10.72.0.0/13 via 10.72.0.4 dev eth1; fi
-echo "host3: addresses and routes set on eth0 eth1"
+echo "host3: addresses and routes set on${CONFIGURED:- no NIC}"
 
 if [ "$LAB" = 1 ]; then
 	echo "host3: NETFAB_LAB=1: addresses, routes and MTU only (no mlnx_qos, no DCQCN)"
