@@ -45,7 +45,8 @@ class Underlay(IntentModel):
     loopbacks: LoopbackPools = LoopbackPools()
     p2p: P2pPools = P2pPools()
     hosts: IPv4Network = IPv4Network("10.64.0.0/12")
-    """GPU NIC addressing: split into one block per rail (rail_optimized) or per pod (clos3), then one /31
-    per NIC link (leaf gets the even address, the NIC the odd one)."""
+    """GPU NIC addressing: one /31 per NIC link (leaf gets the even address, the NIC the odd one). In
+    rail_optimized the pool is split into one block per rail (hosts route their rail's block via that rail's
+    leaf); in clos3 NICs are numbered through the whole pool in pod/rack/server order."""
     max_paths: int = Field(default=64, ge=1, le=1024)
     bfd: bool = False
