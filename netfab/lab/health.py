@@ -17,7 +17,10 @@ from netfab.lab.proc import POLL, run
 from netfab.lab.state import LabState, SwitchRecord
 from netfab.lab.status import BgpSession
 
-AFIS = ("ipv4Unicast", "ipv6Unicast")  # both address families must be up for a switch to count as ready
+# IPv4 unicast must always be there; every other address family FRR reports (IPv6 unicast on an
+# unnumbered fabric) must be fully Established too. The config is loaded before the first poll, so an AF
+# missing from the summary is one the switch does not run, not one that has not come up yet.
+REQUIRED_AFI = "ipv4Unicast"
 
 
 def sessions_from_summary(summary: dict[str, Any]) -> list[BgpSession]:
@@ -30,11 +33,12 @@ def sessions_from_summary(summary: dict[str, Any]) -> list[BgpSession]:
 
 
 def bgp_missing(rec: SwitchRecord, summary: dict[str, Any]) -> list[str]:
-    """Sessions this switch still lacks: each fabric interface must have an Established peer in both AFs."""
+    """Sessions this switch still lacks: each fabric interface needs an Established peer in every AF."""
     if not rec.fabric_ifnames:
         return []
     missing = []
-    for afi in AFIS:
+    afis = [REQUIRED_AFI, *sorted(k for k, v in summary.items() if k != REQUIRED_AFI and isinstance(v, dict))]
+    for afi in afis:
         body = summary.get(afi)
         if not isinstance(body, dict):
             missing.append(f"{rec.name}: no {afi} BGP sessions configured or up")

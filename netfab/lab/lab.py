@@ -96,8 +96,8 @@ def exec(  # shadows the builtin on purpose: the verb the CLI and drivers know i
     """Run argv in a node. On a switch it joins sshd's namespaces too: same hostname, same /etc/frr."""
     state = _state(target)
     if node in state.switches:
-        pid = read_pidfile(state.layout.pidfile(node, "sshd"))
-        if pid and alive(pid):
+        pid = _live_pid(state.layout, node, "sshd")
+        if pid:
             argv = ["nsenter", "-t", str(pid), "-n", "-u", "-m", "--", *argv]
         else:
             argv = in_netns(state.switches[node].namespace, argv)
@@ -334,22 +334,32 @@ def _switch(state: LabState, switch: str) -> SwitchRecord:
 
 
 def _status(state: LabState) -> LabStatus:
-    switches = []
-    for name, rec in sorted(state.switches.items()):
-        daemons = {}
-        for daemon in (*DAEMONS, "sshd"):
-            pid = read_pidfile(state.layout.pidfile(name, daemon))
-            daemons[daemon] = bool(pid and alive(pid))
-        sw = SwitchStatus(name=name, namespace=rec.namespace, mgmt_ip=rec.mgmt_ip, daemons=daemons)
-        try:
-            sw.sessions = health.sessions_from_summary(health.bgp_summary(state, name))
-            widths = health.route_widths(health.kernel_routes(rec.namespace))
-            widths.update(health.route_widths(health.kernel_routes(rec.namespace, "-6")))
-            sw.route_widths = widths
-            sw.ecmp_width = max(widths.values(), default=0)
-        except LabError as exc:
-            sw.problems.append(str(exc))
-        switches.append(sw)
+    with ThreadPoolExecutor(max_workers=WORKERS) as pool:
+        switches = list(
+            pool.map(lambda rec: _switch_status(state, rec), sorted(state.switches.values(), key=lambda r: r.name))
+        )
     return LabStatus(
         name=state.name, prefix=state.prefix, workdir=state.workdir, switches=switches, hosts=sorted(state.hosts)
     )
+
+
+def _switch_status(state: LabState, rec: SwitchRecord) -> SwitchStatus:
+    daemons = {d: _live_pid(state.layout, rec.name, d) is not None for d in (*DAEMONS, "sshd")}
+    sw = SwitchStatus(name=rec.name, namespace=rec.namespace, mgmt_ip=rec.mgmt_ip, daemons=daemons)
+    try:
+        sw.sessions = health.sessions_from_summary(health.bgp_summary(state, rec.name))
+        widths = health.route_widths(health.kernel_routes(rec.namespace))
+        widths.update(health.route_widths(health.kernel_routes(rec.namespace, "-6")))
+        sw.route_widths = widths
+        sw.ecmp_width = max(widths.values(), default=0)
+    except LabError as exc:
+        sw.problems.append(str(exc))
+    return sw
+
+
+def _live_pid(layout: Layout, switch: str, daemon: str) -> int | None:
+    """The daemon's pid if it runs and really is this switch's (a pidfile can outlive a reboot)."""
+    pid = read_pidfile(layout.pidfile(switch, daemon))
+    if pid and alive(pid) and cmdline_mentions(pid, f"{layout.switch_dir(switch)}/"):
+        return pid
+    return None

@@ -83,10 +83,12 @@ def test_bgp_and_ecmp_checks_name_what_is_missing() -> None:
     rec = SwitchRecord("leaf1", "n-leaf1", "1.1.1.1", "v", ["swp1", "swp2"], ["10.1.2.0/31"], 2)
     summary = {
         "ipv4Unicast": {"peers": {"swp1": {"state": "Established"}, "swp2": {"state": "Active"}}},
+        "ipv6Unicast": {"peers": {"swp1": {"state": "Established"}}},
     }
     missing = bgp_missing(rec, summary)
     assert "leaf1: ipv4Unicast session swp2 is Active" in missing
-    assert "leaf1: no ipv6Unicast BGP sessions configured or up" in missing
+    assert "leaf1: ipv6Unicast has 1 of 2 expected sessions (no neighbor on swp2)" in missing
+    assert bgp_missing(rec, {}) == ["leaf1: no ipv4Unicast BGP sessions configured or up"]
     widths = route_widths([{"dst": "10.1.2.0/31", "nexthops": [{"dev": "swp1"}]}])
     assert ecmp_missing(rec, widths) == ["leaf1: route 10.1.2.0/31 has 1 of 2 ECMP next hops in the kernel"]
 
