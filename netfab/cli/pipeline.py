@@ -26,6 +26,7 @@ class Loaded:
     plan: object
     findings: list[Finding]
     source_file: str
+    lab_notes: list[str]
 
 
 def print_findings(findings: list[Finding], files: list[Path] | None = None) -> None:
@@ -55,10 +56,13 @@ def load_plan(paths: list[Path], strict: bool = False, lab: bool = False) -> Loa
         print_findings(result.findings, source.files)
         raise typer.Exit(result.exit_code)
     intent = result.intent
+    lab_notes: list[str] = []
     if lab:
-        from netfab.lab.fromplan import lab_intent
+        from netfab.lab.fromplan import lab_variant
 
-        intent = lab_intent(intent)
+        intent, lab_notes = lab_variant(intent)
+        for note in lab_notes:
+            err_console.print(f"lab: {note}")
     source_file = str(source.files[0]) if source.files else "<intent>"
     try:
         plan = design(intent, source_file)
@@ -73,4 +77,4 @@ def load_plan(paths: list[Path], strict: bool = False, lab: bool = False) -> Loa
         raise typer.Exit(ExitCode.FINDINGS)
     if findings:
         print_findings(findings, source.files)
-    return Loaded(intent, plan, findings, source_file)
+    return Loaded(intent, plan, findings, source_file, lab_notes)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import yaml
 
+from netfab.capabilities import capabilities_for
 from netfab.design.plan import FabricPlan
 from netfab.intent import Intent
 from netfab.lab.layout import default_workdir
@@ -17,6 +18,12 @@ from netfab.render.device import render_device
 
 def lab_intent(intent: Intent) -> Intent:
     """The fabric the lab runs: every switch on FRR, scaled down where the lab section says so."""
+    return lab_variant(intent)[0]
+
+
+def lab_variant(intent: Intent) -> tuple[Intent, list[str]]:
+    """The lab fabric plus plain notes on what the lab cannot model (Linux has no PFC watchdog, no QP
+    hashing...). The production intent keeps those features; the lab says it left them out."""
     lab = intent.lab
     scaled = {
         key: getattr(lab, key)
@@ -42,7 +49,31 @@ def lab_intent(intent: Intent) -> Intent:
             else None,
         }
     )
-    return intent.model_copy(update={"topology": topology})
+    notes: list[str] = []
+    caps = capabilities_for("frr")
+    qos = intent.qos
+    if qos.pfc.watchdog is not None and not caps.pfc_watchdog:
+        notes.append("PFC watchdog: not modelled (Linux has none; veth has no PFC at all)")
+        qos = qos.model_copy(update={"pfc": qos.pfc.model_copy(update={"watchdog": None})})
+    if qos.buffers.headroom != "auto":
+        notes.append("explicit PFC headroom: not modelled (no PFC on veth)")
+        qos = qos.model_copy(update={"buffers": qos.buffers.model_copy(update={"headroom": "auto"})})
+    lb = intent.load_balancing
+    dropped = [f for f in lb.hash_fields if f not in caps.hash_fields]
+    lb_update: dict[str, object] = {}
+    if dropped:
+        notes.append(
+            f"ECMP hash fields {', '.join(map(str, dropped))}: not modelled (the Linux kernel cannot hash on them)"
+        )
+        lb_update["hash_fields"] = [f for f in lb.hash_fields if f in caps.hash_fields]
+    for feature in ("adaptive_routing", "packet_spraying"):
+        if getattr(lb, feature) and not getattr(caps, feature):
+            notes.append(f"{feature.replace('_', ' ')}: not modelled (kernel ECMP is hash-only)")
+            lb_update[feature] = False
+    return (
+        intent.model_copy(update={"topology": topology, "qos": qos, "load_balancing": lb.model_copy(update=lb_update)}),
+        notes,
+    )
 
 
 def lab_spec(
