@@ -1,0 +1,182 @@
+"""The text report: a rendering of analysis.json's data (nothing here computes; it only formats the dict).
+
+Keeping text a pure function of the JSON document means a script reading the JSON sees every figure an
+engineer reads on the terminal, and the two can never disagree.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+TIER_NAMES = {
+    "leaf_up": "leaf -> spine",
+    "spine_down": "spine -> leaf",
+    "spine_up": "spine -> superspine",
+    "superspine_down": "superspine -> spine",
+}
+
+
+def render_json(doc: dict[str, Any]) -> str:
+    return json.dumps(doc, indent=2, sort_keys=True) + "\n"
+
+
+def _gbps(g: float) -> str:
+    return f"{g / 1000:,.1f} Tb/s" if g >= 1000 else f"{g:g} Gb/s"
+
+
+def _ratio(x: float) -> str:
+    return "1:1" if abs(x - 1) < 1e-9 else f"{x:.2f}:1"
+
+
+def _pct(x: float) -> str:
+    return f"{x:.0%}" if abs(x) >= 0.01 or x == 0 else f"{x:.1%}"
+
+
+def _table(rows: list[list[str]], indent: str = "  ") -> list[str]:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    out = []
+    for k, row in enumerate(rows):
+        cells = [c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True))]
+        out.append(indent + "  ".join(cells).rstrip())
+        if k == 0:
+            out.append(indent + "  ".join("-" * w for w in widths))
+    return out
+
+
+def render_text(doc: dict[str, Any], files: list[str] | None = None) -> str:
+    p = doc["parameters"]
+    lines = [
+        f"netfab analyze: {doc['fabric']} ({doc['style']})",
+        f"  {p['pattern']} collective, {p['job_gpus']}-GPU job ({p['placement']}), {p['trials']:,} trials, seed "
+        f"{p['seed']}, {p['qps_per_gpu_pair']} QPs/pair, hash {'+'.join(p['hash_fields'])}",
+        "",
+    ]
+    lines += _capacity(doc["capacity"])
+    lines += _lossless(doc["lossless"])
+    lines += _ecmp(doc["ecmp"])
+    lines += _findings(doc["findings"])
+    if files:
+        lines += ["", "written: " + ", ".join(files)]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _capacity(cap: dict[str, Any]) -> list[str]:
+    lines = [f"CAPACITY  {cap['gpus']:,} GPUs at {_gbps(cap['nic_gbps'])} per NIC"]
+    rows = [["tier", "switches", "down/switch", "up/switch", "oversub (declared)", "share"]]
+    for name, t in cap["tiers"].items():
+        rows.append([
+            name, f"{t['switches']:,}", _gbps(t["down_gbps_per_switch"]), _gbps(t["up_gbps_per_switch"]),
+            f"{_ratio(t['oversubscription'])} ({_ratio(t['declared_oversubscription'])})", f"{t['share']:.3f}",
+        ])  # fmt: skip
+    lines += _table(rows)
+    rows = [["scope", "count", "GPUs", "bisection", "per GPU", "limit", "all-reduce 1 GB >=", "bottleneck"]]
+    for name, s in cap["scopes"].items():
+        b = cap["allreduce_lower_bound"][name]
+        rows.append([
+            name, f"{s['instances']:,}", f"{s['gpus']:,}", _gbps(s["bisection_gbps"]),
+            _gbps(s["bisection_per_gpu_gbps"]), s["bisection_limit"], f"{b['seconds'] * 1000:.1f} ms", b["bottleneck"],
+        ])  # fmt: skip
+    lines += ["", *_table(rows), ""]
+    return lines
+
+
+def _lossless(ll: dict[str, Any]) -> list[str]:
+    configured = ll["configured_headroom"]
+    conf = "auto (sized per port)" if configured == "auto" else f"{configured:,} B"
+    state = "ok" if ll["headroom_ok"] else "TOO SMALL"
+    lines = [
+        f"LOSSLESS  PFC priorities {ll['pfc_priorities']}, headroom {conf}: {state}; "
+        f"largest need {ll['largest_required_bytes']:,} B per port per priority"
+        + ("" if ll["dcqcn_enabled"] else "; DCQCN off (ECN marks are not acted on by NICs)")
+    ]
+    rows = [["ingress port", "ports", "speed", "cable", "headroom/prio"]]
+    for port in ll["ports"]:
+        rows.append([
+            f"{port['role']} ({port['link']})", f"{port['ports']:,}", f"{port['speed_gbps']}G",
+            f"{port['cable_m']:g} m", f"{port['required_bytes']:,} B",
+        ])  # fmt: skip
+    lines += _table(rows)
+    rows = [["switch", "platform / planning ASIC", "lossless ports", "reserved", "of buffer"]]
+    for role, s in ll["switches"].items():
+        share = s["share_of_buffer"]
+        rows.append([
+            role, f"{s['platform']} / {s['asic']}", str(s["lossless_ports"]), f"{s['reserved_bytes']:,} B",
+            _pct(share) if share is not None else "n/a",
+        ])  # fmt: skip
+    lines += ["", *_table(rows)]
+    if ll["ecn"]:
+        rows = [["ECN egress", "speed", "RTT", "BDP", "Kmin/BDP", "Kmax/BDP", "Kmax/XOFF", "marks before PFC"]]
+        for name, e in ll["ecn"].items():
+            before = e["marks_before_pfc"]
+            rows.append([
+                name, f"{e['speed_gbps']}G", f"{e['path_rtt_us']:.1f} us", f"{e['bdp_bytes']:,} B",
+                f"{e['kmin_over_bdp']:.2f}", f"{e['kmax_over_bdp']:.2f}",
+                f"{e['kmax_over_xoff']:.3f}" if e["kmax_over_xoff"] is not None else "n/a",
+                "n/a" if before is None else ("yes" if before else "NO"),
+            ])  # fmt: skip
+        lines += ["", *_table(rows)]
+    return [*lines, ""]
+
+
+def _ecmp(ecmp: dict[str, Any]) -> list[str]:
+    job, flows, bound = ecmp["job"], ecmp["flows"], ecmp["allreduce_lower_bound"]
+    lines = [
+        f"ECMP      {job['gpus']}-GPU job on {job['servers']} servers, {job['leaves']} leaves, {job['domains']} "
+        f"SUs/pods (scope {job['scope']}); {flows['gpu_pairs']:,} GPU pairs, {flows['pairs_leaving_leaf']:,} leave "
+        f"their leaf, {flows['pairs_crossing_pods']:,} cross pods",
+        f"  all-reduce lower bound for this job: {bound['seconds'] * 1000:.1f} ms per GB "
+        f"({_gbps(bound['effective_per_gpu_gbps'])} per GPU, bottleneck {bound['bottleneck']})",
+    ]
+    head = ecmp["headline_tier"]
+    rows = [["scenario", "QPs", "trials", "busiest uplink p50/p99/max (x fair p99)", "tax p50", "tax p99", "tax max"]]
+    for s in ecmp["scenarios"]:
+        tier = s["tiers"].get(head)
+        busy = "-"
+        if tier:
+            b, f = tier["busiest_link_flows"], tier["busiest_link_vs_fair_share"]
+            # Below one flow per link the ratio mostly says "few flows", not "bad hashing": left out.
+            ratio = f" ({f['p99']:.2f}x)" if tier["fair_share_max_flows"] >= 1 else ""
+            busy = f"{b['p50']:g}/{b['p99']:g}/{b['max']:g}{ratio}"
+        tax = s["step_time_tax"]
+        name = "intent: " + _describe(s) if s["key"] == "intent" else s["label"]
+        rows.append([
+            name, str(s["qps_per_gpu_pair"]), f"{s['trials']:,}" + ("*" if s["deterministic"] else ""), busy,
+            _pct(tax["p50"]), _pct(tax["p99"]), _pct(tax["max"]),
+        ])  # fmt: skip
+    lines += ["", *_table(rows), "  * deterministic: no per-QP field reaches the hash, every trial routes alike", ""]
+    intent = next(s for s in ecmp["scenarios"] if s["key"] == "intent")
+    rows = [["tier (intent)", "links used", "fair share", "busiest p50/p99/max", "x fair p99"]]
+    for name, t in intent["tiers"].items():
+        b = t["busiest_link_flows"]
+        rows.append([
+            TIER_NAMES.get(name, name), f"{t['links']:,}", f"{t['fair_share_max_flows']:g}",
+            f"{b['p50']:g}/{b['p99']:g}/{b['max']:g}",
+            f"{t['busiest_link_vs_fair_share']['p99']:.2f}" if t["fair_share_max_flows"] >= 1 else "-",
+        ])  # fmt: skip
+    if len(rows) > 1:
+        lines += [*_table(rows), ""]
+    k = ecmp["linux_kernel"]
+    dropped = k["fields_the_kernel_cannot_hash"]
+    lines.append(
+        f"  lab (Linux kernel): fib_multipath_hash_policy {k['fib_multipath_hash_policy']}, fields "
+        f"{k['fib_multipath_hash_fields']}" + (f"; cannot hash {', '.join(dropped)}" if dropped else "")
+    )
+    return [*lines, ""]
+
+
+def _describe(s: dict[str, Any]) -> str:
+    if s["ideal_balance"]:
+        return "adaptive routing / spraying (ideal)"
+    return "+".join(s["hash_fields"])
+
+
+def _findings(findings: list[dict[str, Any]]) -> list[str]:
+    if not findings:
+        return ["FINDINGS  none"]
+    lines = ["FINDINGS"]
+    for f in findings:
+        lines.append(f"  {f['severity']}[{f['rule_id']}] {f['message']}")
+        if f["hint"]:
+            lines.append(f"    hint: {f['hint']}")
+    return lines

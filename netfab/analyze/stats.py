@@ -1,0 +1,31 @@
+"""Tail figures. Reports carry p50, p99 and max next to the mean: a barrier waits for the tail."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True, slots=True)
+class Quantiles:
+    p50: float
+    p99: float
+    max: float
+    mean: float
+
+    @classmethod
+    def of(cls, values: np.ndarray) -> Quantiles:
+        if values.size == 0:
+            return cls(0.0, 0.0, 0.0, 0.0)
+        # inverted_cdf: empirical quantiles are values that actually occurred (a load of 17 flows, not 16.5).
+        p50, p99 = np.percentile(values, [50, 99], method="inverted_cdf")
+        return cls(float(p50), float(p99), float(values.max()), float(values.mean()))
+
+    def as_dict(self, digits: int = 4) -> dict[str, float]:
+        return {
+            "p50": round(self.p50, digits),
+            "p99": round(self.p99, digits),
+            "max": round(self.max, digits),
+            "mean": round(self.mean, digits),
+        }
