@@ -53,6 +53,11 @@ def up(spec: LabSpec, *, timeout: float = 60.0, keep_on_failure: bool = False) -
         raise LabError(f"lab prefix {spec.prefix!r} is already in use ({in_use}); run down({spec.prefix!r}) first")
     if problem := _workdir_problem(spec.workdir):
         raise LabError(f"cannot bring up lab {spec.prefix!r}: {problem}")
+    if users := netns.subnet_in_use(spec.mgmt_subnet):
+        raise LabError(
+            f"cannot bring up lab {spec.prefix!r}: management subnet {spec.mgmt_subnet} overlaps "
+            f"{', '.join(users)} in the root namespace; pick another subnet"
+        )
     started = time.monotonic()
     state = plan_state(spec)
     try:

@@ -6,6 +6,7 @@ directly inside their namespaces, so switch-side names like swp1 never collide i
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
 from collections.abc import Iterable, Mapping
@@ -158,3 +159,15 @@ def mounts_under(prefixes: Iterable[str]) -> list[str]:
             if point.startswith(wanted):
                 points.append(point)
     return sorted(points, key=len, reverse=True)
+
+
+def subnet_in_use(subnet: ipaddress.IPv4Network) -> list[str]:
+    """Root-namespace addresses that overlap subnet ('ADDR on DEV'): a second bridge there breaks routing."""
+    out = run(["ip", "-j", "-4", "addr", "show"], check=False).stdout or "[]"
+    users = []
+    for link in json.loads(out):
+        for info in link.get("addr_info", []):
+            net = ipaddress.IPv4Interface(f"{info['local']}/{info['prefixlen']}").network
+            if net.overlaps(subnet):
+                users.append(f"{info['local']}/{info['prefixlen']} on {link['ifname']}")
+    return users

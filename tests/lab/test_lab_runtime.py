@@ -193,6 +193,18 @@ def test_reload_applies_and_rolls_back(fabric: tuple[LabSpec, lab.LabStatus]) ->
 
 
 @pytest.mark.lab
+def test_a_second_lab_on_the_same_mgmt_subnet_is_refused(
+    fabric: tuple[LabSpec, lab.LabStatus], lab_names: Callable[[str], tuple[str, str]]
+) -> None:
+    spec, _ = fabric
+    prefix, _ = lab_names("o")
+    other = clos_spec(prefix, 1, 1, 1, mgmt_subnet=str(spec.mgmt_subnet))
+    with pytest.raises(LabError, match=f"management subnet {spec.mgmt_subnet} overlaps"):
+        lab.up(other)
+    assert namespaces_with_prefix(prefix) == []
+
+
+@pytest.mark.lab
 def test_down_leaves_nothing_behind(make_spec: Callable[..., LabSpec]) -> None:
     spec = make_spec(tag="d")
     lab.up(spec)
