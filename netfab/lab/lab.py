@@ -28,7 +28,6 @@ from netfab.lab.spec import LabHost, LabSpec, LabSwitch, spec_problems
 from netfab.lab.state import (
     LabState,
     SwitchRecord,
-    ensure_dir,
     find_workdir,
     forget_workdir,
     load_state,
@@ -159,8 +158,7 @@ def running_config(target: Target, switch: str) -> str:
 
 def _build(spec: LabSpec, state: LabState, started: float) -> dict[str, float]:
     layout = state.layout
-    ensure_dir(DEFAULT_ROOT)
-    ensure_dir(layout.workdir)  # 0755 whatever the umask: frr must traverse it to its run dir
+    _make_dirs(layout.workdir)
     layout.marker.write_text(f"{spec.prefix}\n")
     remember_workdir(spec.prefix, spec.workdir)
     state.save()
@@ -205,12 +203,20 @@ def _record_pids(state: LabState, timeout: float = 2.0) -> None:
     state.save()
 
 
+def _make_dirs(path: Path) -> None:
+    """mkdir -p with 0755 on every directory it creates, whatever the umask: user frr must traverse them."""
+    for d in [*reversed(path.parents), path]:
+        if not d.exists():
+            d.mkdir(exist_ok=True)  # another lab may create a shared parent at the same moment
+            d.chmod(0o755)
+
+
 def _write_files(spec: LabSpec, layout: Layout) -> None:
     # /run/sshd is sshd's privilege-separation dir and /run/frr the bind-mount target; a fresh machine
     # without a started frr or ssh service may lack both.
     for d in ("/run/sshd", "/run/frr"):
         Path(d).mkdir(mode=0o755, exist_ok=True)
-    ensure_dir(layout.ssh_dir)
+    _make_dirs(layout.ssh_dir)
     client_pub = ssh.write_keypair(layout.client_key, f"netfab-lab-{spec.prefix}")
     layout.authorized_keys.write_text(client_pub + "\n")
     hosts = []

@@ -6,9 +6,7 @@ only as far as it goes and always sweeps by name prefix as well.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -125,9 +123,8 @@ def remember_workdir(prefix: str, workdir: Path) -> None:
 
 
 def forget_workdir(prefix: str) -> None:
+    # DEFAULT_ROOT itself stays: removing it could race with another lab being created beside it.
     pointer_file(prefix).unlink(missing_ok=True)
-    with contextlib.suppress(OSError):
-        DEFAULT_ROOT.rmdir()  # only when no other lab is left
 
 
 def load_state(prefix: str) -> LabState:
@@ -135,8 +132,3 @@ def load_state(prefix: str) -> LabState:
     if not path.exists():
         raise LabError(f"no lab with prefix {prefix!r} is up (no state file at {path})")
     return LabState.load(path)
-
-
-def ensure_dir(path: Path, mode: int = 0o755) -> None:
-    path.mkdir(parents=True, exist_ok=True)
-    os.chmod(path, mode)
