@@ -24,13 +24,15 @@ FRR_LIB = Path("/usr/lib/frr")
 FRR_RELOAD = FRR_LIB / "frr-reload.py"
 FRR_USER = "frr"
 
-# Runs as `sh -ec BOOT_SH boot <hostname> <switch dir>` under `unshare --uts --mount` in the switch's netns,
-# so every daemon and sshd share the switch's hostname and its /run/frr + /etc/frr bind mounts (plain
-# `vtysh` and frr-reload.py over SSH then reach this switch). Static text: node data arrives as "$1" "$2".
-# zebra first and alone: `-d` returns only once it is ready, and bgpd/staticd retry a missing zserv socket
-# only after seconds. The config is loaded with `vtysh -b` (FRR's own per-daemon split) rather than `-f`
-# on each daemon: with -f, a top-level `exit` ending a block a daemon does not know (e.g. `router bgp` in
-# staticd) drops that daemon out of config mode and it silently ignores the rest of the file.
+# Runs as `sh -ec BOOT_SH boot <hostname> <switch dir> <sshd>` under `unshare --uts --mount` in the switch's
+# netns, so every daemon and sshd share the switch's hostname and its /run/frr + /etc/frr bind mounts (plain
+# `vtysh` and frr-reload.py over SSH then reach this switch). Static text: node data arrives as "$1".."$3".
+# zebra first and alone: `-d` returns only once it is ready, and bgpd/staticd would otherwise retry a
+# missing zserv socket on a timer. The config is loaded with `vtysh -b` (FRR's own per-daemon split, and a
+# non-zero exit on a bad line) rather than `-f` on each daemon: with -f every daemon parses the whole file,
+# and a top-level `exit` ending a block it does not know (e.g. `router bgp` in staticd) drops it out of
+# config mode, so it silently ignores the rest (measured: staticd lost its `ip route` lines). Cost of -b:
+# ~45 ms of vtysh per switch, and bgpd holds sessions ~1 s after the end of config (its post-config delay).
 BOOT_SH = r"""
 host=$1 d=$2
 hostname "$host"
