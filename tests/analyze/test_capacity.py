@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import example
+from analyze_helpers import example
 
 from netfab.analyze.capacity import analyze_capacity, ring_allreduce_seconds
 

@@ -7,7 +7,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from conftest import INTENTS
+from analyze_helpers import INTENTS
 from typer.testing import CliRunner
 
 from netfab.analyze.output import UnsafeOutput, default_out_dir, write_files

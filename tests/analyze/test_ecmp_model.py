@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import example, small_clos3
+from analyze_helpers import example, small_clos3
 
 from netfab.analyze.collective import GpuPairs, gpu_pairs, place_job
 from netfab.analyze.ecmp_model import EcmpModel, Scenario, comparison_scenarios

@@ -5,7 +5,7 @@ from __future__ import annotations
 from math import comb
 
 import pytest
-from conftest import example
+from analyze_helpers import example
 
 from netfab.analyze import KernelFlow, predict_uplink_split, uplink_split_forecast
 from netfab.analyze.hashing import FIVE_TUPLE, kernel_hash_fields, kernel_policy_for

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import example, small_clos3
+from analyze_helpers import example, small_clos3
 
 from netfab.analyze.lossless_budget import analyze_lossless
 from netfab.capabilities import capabilities_for

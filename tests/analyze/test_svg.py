@@ -5,7 +5,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 import pytest
-from conftest import example
+from analyze_helpers import example
 
 from netfab.analyze import AnalyzeOptions, analyze
 from netfab.analyze.plot_load import link_load_svg

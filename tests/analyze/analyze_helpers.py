@@ -1,10 +1,11 @@
+"""Shared by the analyze tests: the example intents (designed once per session) and a miniature clos3."""
+
 from __future__ import annotations
 
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-import pytest
 import yaml
 
 from netfab.design import design
@@ -41,8 +42,3 @@ def small_clos3(**load_balancing: Any) -> tuple[Intent, FabricPlan]:
     }
     intent = Intent.model_validate(doc)
     return intent, design(intent)
-
-
-@pytest.fixture
-def lab() -> tuple[Intent, FabricPlan]:
-    return example("lab")
