@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -158,7 +160,11 @@ def _ecmp(intent: Intent, routes: FabricRoutes, capacity: Capacity, options: Ana
     )
     scenarios = comparison_scenarios(own)
     model = EcmpModel(routes, flows, options.seed, max(s.qps for s in scenarios))
-    results = [model.run(s, options.trials) for s in scenarios]
+    # Scenarios are independent and numpy releases the GIL in the array work, so threads use every core the
+    # process may run on. Each scenario seeds its own generators: results do not depend on the schedule.
+    workers = max(1, min(len(scenarios), len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1))
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        results = list(pool.map(lambda s: model.run(s, options.trials), scenarios))
     scope = _job_scope(routes, job)
     crosses = capacity.scopes[scope].crosses if scope in capacity.scopes else ()
     bound = allreduce_bound(scope, job.gpus, crosses, capacity.tiers, capacity.nic_gbps, options.message_bytes)

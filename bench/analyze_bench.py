@@ -1,0 +1,76 @@
+"""Wall time of `netfab analyze` as a whole process (startup, load, lint, design, 10,000 ECMP trials, files).
+
+    python bench/analyze_bench.py [-n 5] [--trials 10000] [--max 30] [INTENT ...]
+
+Runs `netfab analyze INTENT --trials N --format json --out TMP` pinned to two CPUs (the project's reference
+box), N times per intent, and prints median/min/max wall time plus the median CPU time the process used
+(user + system: a figure that stays honest when other work shares the machine). Exits 1 when a median
+exceeds --max seconds. Uses the `netfab` console script when installed, else `python -m netfab.cli.app`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+CPUS = 2
+
+
+def command() -> list[str]:
+    script = shutil.which("netfab")
+    return [script] if script else [sys.executable, "-m", "netfab.cli.app"]
+
+
+def _pin() -> None:
+    # Two cores, as the reference machine; a bigger box would flatter the figure.
+    available = sorted(os.sched_getaffinity(0))
+    os.sched_setaffinity(0, set(available[:CPUS]))
+
+
+def measure(intent: Path, runs: int, trials: int) -> tuple[list[float], list[float]]:
+    walls, cpus = [], []
+    with tempfile.TemporaryDirectory(prefix="netfab-analyze-bench-") as tmp:
+        for _ in range(runs):
+            argv = [*command(), "analyze", str(intent), "--trials", str(trials), "--format", "json", "--out", tmp]
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            start = time.perf_counter()
+            proc = subprocess.run(argv, cwd=REPO, capture_output=True, text=True, preexec_fn=_pin)
+            walls.append(time.perf_counter() - start)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+            if proc.returncode not in (0, 1):
+                sys.exit(f"netfab analyze {intent} exited {proc.returncode}:\n{proc.stderr}")
+    return walls, cpus
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("intents", nargs="*", type=Path, default=[REPO / "intent" / "clos3-24k.yaml"])
+    parser.add_argument("-n", "--runs", type=int, default=5)
+    parser.add_argument("--trials", type=int, default=10_000)
+    parser.add_argument("--max", type=float, default=30.0, help="budget for the median wall time, seconds")
+    args = parser.parse_args()
+    over = False
+    print(f"{'intent':<22} {'trials':>7} {'runs':>4} {'median':>8} {'min':>8} {'max':>8} {'cpu':>8}   on {CPUS} CPUs")
+    for intent in args.intents:
+        walls, cpus = measure(intent, args.runs, args.trials)
+        median = statistics.median(walls)
+        over |= median > args.max
+        print(
+            f"{intent.name:<22} {args.trials:>7} {args.runs:>4} {median:>7.2f}s {min(walls):>7.2f}s "
+            f"{max(walls):>7.2f}s {statistics.median(cpus):>7.2f}s"
+        )
+    return 1 if over else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
