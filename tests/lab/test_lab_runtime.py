@@ -267,6 +267,22 @@ def test_failed_bring_up_tears_down_and_says_why(make_spec: Callable[..., LabSpe
 
 
 @pytest.mark.lab
+def test_not_converging_names_the_missing_sessions_and_tears_down(make_spec: Callable[..., LabSpec]) -> None:
+    spec = make_spec(2, 2, 1, tag="n")
+    leaf1 = spec.switch("leaf1")
+    conf = leaf1.frr_conf.replace(" neighbor swp2 interface peer-group fabric\n", "")
+    cut = dataclasses.replace(leaf1, frr_conf=conf)
+    spec = dataclasses.replace(spec, switches=tuple(cut if s.name == "leaf1" else s for s in spec.switches))
+    with pytest.raises(LabError) as failure:
+        lab.up(spec, timeout=4)
+    message = str(failure.value)
+    assert "not ready after 4 s" in message
+    assert "leaf1: ipv4Unicast has 1 of 2 expected sessions (no neighbor on swp2)" in message
+    assert "spine2: ipv4Unicast session swp1 is" in message
+    assert_clean(spec, [])
+
+
+@pytest.mark.lab
 def test_workdir_frr_cannot_enter_is_refused_before_anything_exists(
     tmp_path: Path, lab_names: Callable[[str], tuple[str, str]]
 ) -> None:
