@@ -45,23 +45,6 @@ FIVE_TUPLE: frozenset[str] = frozenset(
 )
 DEST_QP = str(HashField.ROCE_DEST_QP)
 
-# Fields that exist in a RoCEv2-over-IPv4 packet but carry the same value for every flow (or do not exist):
-# hashing on them adds no entropy, so the model leaves them out. ingress_port is a function of the path
-# already taken, not new information about the flow.
-NO_ENTROPY_FIELDS: frozenset[str] = frozenset(
-    str(f)
-    for f in (
-        HashField.IPV6_FLOW_LABEL,
-        HashField.INGRESS_PORT,
-        HashField.INNER_SRC_IP,
-        HashField.INNER_DST_IP,
-        HashField.INNER_IP_PROTOCOL,
-        HashField.INNER_SRC_PORT,
-        HashField.INNER_DST_PORT,
-        HashField.ROCE_OPCODE,
-    )
-)
-
 
 def mix32(x: np.ndarray) -> np.ndarray:
     """murmur3 fmix32 on a uint32 array (new array; wraps modulo 2**32 as the ASIC's arithmetic does).
@@ -85,7 +68,11 @@ def combine(h: np.ndarray, value: np.ndarray | int) -> np.ndarray:
 
 
 def pair_key(fields: Iterable[str], src_ip: np.ndarray, dst_ip: np.ndarray) -> np.ndarray:
-    """The part of the flow hash that is the same for every QP of a GPU pair (addresses and fixed ports)."""
+    """The part of the flow hash that is the same for every QP of a GPU pair (addresses and fixed ports).
+
+    Other hash fields (IPv6 flow label, inner headers, BTH opcode, ingress port) carry the same value for every
+    RoCEv2-over-IPv4 flow, or follow from the path already taken: they add no entropy and are left out.
+    """
     enabled = set(fields)
     h = np.full(src_ip.shape, _BASIS, dtype=np.uint32)
     if str(HashField.SRC_IP) in enabled:

@@ -28,8 +28,6 @@ HEADROOM_BUFFER_WARN = 0.5
 """Warn when headroom reservations take more than this share of a switch's shared buffer: what is left is
 the pool that absorbs every burst (planning figure; shared-headroom-pool ASICs reserve less)."""
 
-TIER_OF_LINK = {"host": "host", "leaf_spine": "leaf_spine", "spine_superspine": "spine_superspine"}
-
 
 @dataclass(frozen=True, slots=True)
 class PortHeadroom:
