@@ -35,26 +35,28 @@ class PlacementChoice(StrEnum):
 
 def analyze(
     intent: list[Path] = typer.Argument(..., help="Intent file(s) or directory.", show_default=False),
-    out: Path | None = typer.Option(None, "--out", "-o", help="Output directory [default: build/<fabric>/analysis]."),
+    out: Path | None = typer.Option(None, "--out", "-o", help="Output directory (default: build/<fabric>/analysis)."),
     fmt: Format = typer.Option(Format.TEXT, "--format", "-f", help="What to print on stdout."),
     trials: int = typer.Option(1000, "--trials", min=1, max=1_000_000, help="ECMP trials (random per-QP draws)."),
     seed: int = typer.Option(1, "--seed", min=0, help="Seed for every random draw: same seed, same report."),
     pattern: PatternChoice = typer.Option(PatternChoice.RING, "--pattern", help="Collective traffic pattern."),
     job_gpus: int | None = typer.Option(
-        None, "--job-gpus", min=1, help="Job size in GPUs [default: min(512, all GPUs)], rounded up to servers."
+        None, "--job-gpus", min=1, help="Job size in GPUs (default: min(512, all GPUs)), rounded up to whole servers."
     ),
     placement: PlacementChoice = typer.Option(
         PlacementChoice.SPREAD, "--placement", help="spread over SUs/pods, packed, or seeded random servers."
     ),
     qps: int | None = typer.Option(
-        None, "--qps", min=1, max=1024, help="QPs per GPU pair [default: load_balancing.qps_per_gpu_pair]."
+        None, "--qps", min=1, max=1024, help="QPs per GPU pair (default: load_balancing.qps_per_gpu_pair)."
     ),
-    strict: bool = typer.Option(False, "--strict", help="Treat lint warnings as errors."),
+    strict: bool = typer.Option(
+        False, "--strict", help="Treat warnings (lint's and the analysis's, e.g. a p99 tax over 25 %) as errors."
+    ),
 ) -> None:
     """Capacity, lossless budget and ECMP tail of a fabric: analysis.json, topology.svg, link-load.svg.
 
-    Exit codes: 0 no analysis errors, 1 findings (lint errors, or analysis errors such as headroom that
-    cannot fit), 2 unreadable input or options that do not fit the fabric, 3 internal error.
+    Exit codes: 0 ok, 1 findings (the intent does not lint, or with --strict an analysis warning),
+    2 unreadable input or options that do not fit the fabric, 3 internal error.
     """
     from netfab.analyze.output import UnsafeOutput, default_out_dir, write_files
     from netfab.analyze.plot_load import link_load_svg
@@ -63,7 +65,7 @@ def analyze(
     from netfab.analyze.run import AnalysisInputError, AnalyzeOptions
     from netfab.analyze.run import analyze as run_analysis
     from netfab.cli.pipeline import err_console, load_plan
-    from netfab.core.findings import Severity
+    from netfab.core.findings import has_errors
 
     loaded = load_plan(intent, strict=strict)
     plan = loaded.plan
@@ -96,7 +98,7 @@ def analyze(
         sys.stdout.write(files["analysis.json"])
     else:
         sys.stdout.write(render_text(doc, [str(p) for p in written]))
-    if any(f.severity == Severity.ERROR for f in result.findings):
+    if has_errors(result.findings, strict=strict):
         raise typer.Exit(ExitCode.FINDINGS)
 
 

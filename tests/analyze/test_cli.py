@@ -94,3 +94,15 @@ def test_output_names_cannot_escape(tmp_path: Path) -> None:
         default_out_dir("..", tmp_path)
     assert default_out_dir("clos3-24k", tmp_path) == tmp_path / "build" / "clos3-24k" / "analysis"
     assert not (tmp_path.parent / "escape.json").exists()
+
+
+def test_strict_turns_an_analysis_warning_into_exit_1(tmp_path: Path) -> None:
+    # The lab with 1 QP per pair and an all-to-all: collisions on 2-uplink leaves cost > 25 % at p99.
+    intent = (INTENTS / "lab.yaml").read_text().replace("qps_per_gpu_pair: 4", "qps_per_gpu_pair: 1")
+    (tmp_path / "lab1.yaml").write_text(intent)
+    args = [str(tmp_path / "lab1.yaml"), "--pattern", "alltoall", "--trials", "500", "--format", "json"]
+    code, out = _run(*args, "--out", str(tmp_path / "a"))
+    assert code == 0
+    assert [f["rule_id"] for f in json.loads(out)["findings"]] == ["ANALYZE001"]
+    code, _ = _run(*args, "--strict", "--out", str(tmp_path / "b"))
+    assert code == 1
