@@ -142,7 +142,14 @@ class Deployer:
             return {}
         names = set(hosts)
         sub = self.nr.filter(filter_func=lambda h: h.name in names).with_runner(ThreadedRunner(num_workers=workers))
-        return dict(sub.run(task=fn, name=fn.__name__.strip("_"), raise_on_error=False).items())
+        # Nornir remembers failed hosts and silently skips them on later runs (on_failed=False); a post-check
+        # poll that failed once must still be re-polled, and a failed device must still be rolled back.
+        self.nr.data.reset_failed_hosts()
+        agg = sub.run(task=fn, name=fn.__name__.strip("_"), raise_on_error=False, on_good=True, on_failed=True)
+        missing = names - set(agg)
+        if missing:
+            raise RuntimeError(f"internal: task {fn.__name__} did not run on {', '.join(sorted(missing))}")
+        return dict(agg.items())
 
     def _errors(self, results: dict[str, MultiResult]) -> dict[str, str]:
         out = {}
@@ -172,6 +179,7 @@ class Deployer:
             self.emit("device", host, f"failed before any change: {err}")
         changing = [h for h in wave.devices if h not in failures and self.diffs.get(h, "").strip()]
         if self.dry_run:
+            outcome.failed.update(failures)
             return not failures
         if len(failures) > wave.failure_budget:
             # Nothing was committed in this wave yet: candidates are discarded when connections close.
@@ -215,7 +223,11 @@ class Deployer:
             for wave in waves:
                 if not self.run_wave(wave, outcome):
                     outcome.ok = False
-                    outcome.message = f"wave {wave.name} failed: rollout stopped, that wave rolled back"
+                    outcome.message = (
+                        f"dry run: wave {wave.name} could not be diffed"
+                        if self.dry_run
+                        else f"wave {wave.name} failed: rollout stopped, that wave rolled back"
+                    )
                     break
             else:
                 outcome.message = "dry run: nothing changed" if self.dry_run else "all waves confirmed"

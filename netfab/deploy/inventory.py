@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 from nornir.core import Nornir
-from nornir.core.configuration import Config
+from nornir.core.configuration import Config, LoggingConfig
 from nornir.core.inventory import ConnectionOptions, Defaults, Group, Groups, Host, Hosts, Inventory
 from nornir.plugins.runners import ThreadedRunner
 
@@ -129,4 +129,9 @@ def build_nornir(
             connection_options=conn,
         )
     inventory = Inventory(hosts=hosts, groups=groups, defaults=Defaults())
-    return Nornir(inventory=inventory, runner=ThreadedRunner(num_workers=workers), config=Config())
+    # Nornir's own logging would write nornir.log into the operator's cwd and print task tracebacks;
+    # netfab reports results itself (journal + summary), so it is off.
+    config = Config(
+        logging=LoggingConfig(enabled=False, level="CRITICAL", log_file="", format="", to_console=False, loggers=[])
+    )
+    return Nornir(inventory=inventory, runner=ThreadedRunner(num_workers=workers), config=config)

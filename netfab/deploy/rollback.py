@@ -49,7 +49,9 @@ def rollback_run(
     try:
         # One device at a time in reverse wave order: the last changes are undone first.
         for name in order:
-            agg = nr.filter(filter_func=lambda h, n=name: h.name == n).run(task=restore, raise_on_error=False)
+            agg = nr.filter(filter_func=lambda h, n=name: h.name == n).run(
+                task=restore, raise_on_error=False, on_good=True, on_failed=True
+            )
             multi = agg[name]
             if multi.failed:
                 exc = multi[0].exception

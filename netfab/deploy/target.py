@@ -44,6 +44,7 @@ def device_artifacts(plan: FabricPlan, names: list[str]):  # type: ignore[no-unt
         files = render_device(dev)
         specs = platform_outputs(dev.platform)
         ordered = [f"configs/{s['file'].format(name=name)}" for s in specs]
-        companions = {Path(p).name.removeprefix(f"{name}."): files[p] for p in ordered[1:]}
+        # Keyed by the file name the build wrote (leaf1.sh, spine1.frr.conf); drivers dispatch on the suffix.
+        companions = {Path(p).name: files[p] for p in ordered[1:]}
         out[name] = DeviceArtifacts(config=files[ordered[0]], companions=companions)
     return out

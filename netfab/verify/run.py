@@ -20,7 +20,7 @@ def verify_fabric(nr: Nornir, plan: FabricPlan, names: list[str]) -> list[CheckR
 
     sub = nr.filter(filter_func=lambda h: h.name in wanted)
     try:
-        agg = sub.run(task=check, name="verify", raise_on_error=False)
+        agg = sub.run(task=check, name="verify", raise_on_error=False, on_good=True, on_failed=True)
     finally:
         nr.close_connections(on_good=True, on_failed=True)
     results: list[CheckResult] = []
