@@ -30,7 +30,8 @@ class Loaded:
 
 
 def print_findings(findings: list[Finding], files: list[Path] | None = None) -> None:
-    from netfab.report import ReportContext, render_rich, render_text
+    from netfab.report import ReportContext
+    from netfab.report.text import render_rich, render_text
 
     if not findings:
         return
