@@ -16,19 +16,6 @@ from netfab.cli.app import _register_verbs, app
 runner = CliRunner()
 _register_verbs()
 
-try:  # the shared pipeline prints lint findings with netfab.report.render_rich
-    from netfab.report import render_rich  # noqa: F401
-
-    _PIPELINE_PRINTS = True
-except ImportError:
-    _PIPELINE_PRINTS = False
-prints_findings = pytest.mark.xfail(
-    not _PIPELINE_PRINTS,
-    raises=ImportError,
-    strict=True,
-    reason="netfab.cli.pipeline.print_findings imports render_rich from netfab.report, which does not export it",
-)
-
 
 def _run(*args: str) -> tuple[int, str]:
     result = runner.invoke(app, ["analyze", *args], catch_exceptions=False)
@@ -72,13 +59,11 @@ def test_job_bigger_than_the_fabric_is_a_usage_error(tmp_path: Path) -> None:
     assert not tmp_path.exists() or not any(tmp_path.iterdir())
 
 
-@prints_findings
 def test_missing_intent_is_a_usage_error(tmp_path: Path) -> None:
     code, _ = _run(str(tmp_path / "nope.yaml"), "--out", str(tmp_path / "out"))
     assert code == 2
 
 
-@prints_findings
 def test_intent_that_does_not_lint_is_refused(tmp_path: Path) -> None:
     bad = (INTENTS / "lab.yaml").read_text().replace("rails: 2", "rails: 2\n  bogus_field: 1")
     (tmp_path / "bad.yaml").write_text(bad)

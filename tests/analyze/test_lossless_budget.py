@@ -8,6 +8,7 @@ from netfab.analyze.lossless_budget import analyze_lossless
 from netfab.capabilities import capabilities_for
 from netfab.core.findings import Severity
 from netfab.design import design
+from netfab.intent.qos import Qos
 from netfab.lossless.ecn import bdp_bytes, path_rtt_us
 from netfab.lossless.headroom import headroom
 
@@ -32,6 +33,8 @@ def test_clos3_headroom_per_port_class_uses_the_shared_formula() -> None:
 
 def test_ecn_thresholds_against_bdp_and_xoff() -> None:
     intent, plan = example("clos3-24k")
+    # The example runs without DCQCN and so without ECN; put the default RoCE class (ECN 150 KB / 1.5 MB) back.
+    intent = intent.model_copy(update={"qos": intent.qos.model_copy(update={"classes": Qos().classes})})
     ecn = analyze_lossless(intent, plan).as_dict()["ecn"]
     rtt = path_rtt_us([3, 30, 300, 300, 30, 3])  # host -> leaf -> spine -> superspine and back down
     bdp = bdp_bytes(400, rtt)
