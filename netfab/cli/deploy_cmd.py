@@ -99,26 +99,41 @@ def deploy(
         f"{' (dry run)' if dry_run else ''}, confirm timer {timeout} s; journal in {journal.dir}"
     )
 
-    def on_event(kind: str, who: str, message: str) -> None:
-        err_console.print(f"[{kind}] {who}: {message}")
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from netfab.deploy.journal import FINAL_DEVICE_STATES
 
     started = time.perf_counter()
-    deployer = Deployer(
-        nr,
-        plan,
-        device_artifacts(plan, [d.name for d in devices]),
-        journal,
-        timeout,
-        book.settle_timeout // 1_000_000,
-        dry_run=dry_run,
-        on_event=on_event,
-    )
-    outcome = deployer.run(waves)
-    if show_diff:
-        for name in [d.name for d in devices]:
-            diff = deployer.diffs.get(name, "")
-            if diff.strip():
-                sys.stdout.write(f"--- {name}\n{journal_text(journal, name)}\n")
+    deployer_args = (nr, plan, device_artifacts(plan, [d.name for d in devices]), journal, timeout)
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err_console,
+        disable=not err_console.is_terminal,
+    ) as progress:
+        bar = progress.add_task("deploying", total=len(devices))
+        done: set[str] = set()
+
+        def on_state(device: str, state: str) -> None:
+            progress.update(bar, description=f"{device}: {state}")
+            if (state in FINAL_DEVICE_STATES or state == "failed") and device not in done:
+                done.add(device)
+                progress.advance(bar)
+
+        def on_event(kind: str, who: str, message: str) -> None:
+            if kind == "diff":
+                if show_diff:
+                    progress.console.file.flush()
+                    sys.stdout.write(f"--- {who}\n{message.rstrip()}\n")
+                    sys.stdout.flush()
+                return
+            progress.console.print(f"[{kind}] {who}: {message}", markup=False, highlight=False)
+
+        journal.listener = on_state
+        deployer = Deployer(*deployer_args, book.settle_timeout // 1_000_000, dry_run=dry_run, on_event=on_event)
+        outcome = deployer.run(waves)
     state = "dry_run" if dry_run else ("completed" if outcome.ok else "failed")
     if not outcome.ok and outcome.rolled_back:
         state = "rolled_back" if not outcome.changed else "failed"
@@ -130,10 +145,6 @@ def deploy(
     for host, err in sorted(outcome.failed.items()):
         err_console.print(f"  {host}: {err}")
     raise typer.Exit(ExitCode.OK if outcome.ok else ExitCode.FINDINGS)
-
-
-def journal_text(journal, name: str) -> str:  # type: ignore[no-untyped-def]
-    return journal.read_device_file(name, "diff.txt") or ""
 
 
 def rollback(

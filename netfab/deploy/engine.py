@@ -9,6 +9,7 @@ never half.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -70,9 +71,17 @@ class Deployer:
         self.confirm_timeout_s = confirm_timeout_s
         self.settle_timeout_s = settle_timeout_s
         self.dry_run = dry_run
-        self.emit = on_event or (lambda kind, who, msg: None)
+        self._on_event = on_event
         self.diffs: dict[str, str] = {}
         self.before: dict[str, str] = {}
+
+    def emit(self, kind: str, who: str, message: str) -> None:
+        """Report an event. Reporting runs inside device tasks, so a reporting failure (a closed stdout
+        pipe, say) must never turn into a failed device or an aborted rollback."""
+        if self._on_event is None:
+            return
+        with contextlib.suppress(Exception):
+            self._on_event(kind, who, message)
 
     # --- per-device tasks (run in Nornir's threads) --------------------------------------------------
     def _prepare(self, task: Task) -> Result:
@@ -95,6 +104,9 @@ class Deployer:
         diff = conn.compare_config()
         self.diffs[name] = diff
         self.journal.device_file(name, "diff.txt", diff)
+        if diff.strip():
+            # Shown before anything is committed, redacted exactly as the journal stores it.
+            self.emit("diff", name, self.journal.read_device_file(name, "diff.txt") or "")
         self.journal.record.devices[name].diff_lines = len(diff.splitlines())
         if self.dry_run or not diff.strip():
             conn.discard_config()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -59,6 +60,8 @@ class Journal:
         self.dir = root / safe_relpath(record.fabric).name / safe_relpath(record.run_id).name
         self.record = record
         self._secrets = secrets_
+        self.listener: Callable[[str, DeviceState], None] | None = None
+        """Called after every device state change (the CLI's progress bar hangs off it)."""
         self.dir.mkdir(parents=True, exist_ok=True)
         self.save()
 
@@ -77,6 +80,8 @@ class Journal:
         if error:
             rec.error = redact(error, self._secrets)
         self.save()
+        if self.listener is not None:
+            self.listener(device, state)
 
     def finish(self, state: RunState, message: str = "") -> None:
         self.record.state = state
@@ -99,6 +104,7 @@ def load_run(root: Path, fabric: str, run_id: str) -> Journal:
     journal.dir = path.parent
     journal.record = record
     journal._secrets = ()
+    journal.listener = None
     return journal
 
 
