@@ -6,6 +6,7 @@ share the plan copy-on-write and write straight into the staging tree; the tree 
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 from collections.abc import Callable
@@ -53,13 +54,13 @@ class BuildSelection:
 
 
 # Set in the parent before forking; workers read it copy-on-write.
-_JOB: tuple[FabricPlan, list[DevicePlan], list[ServerPlan], Path] | None = None
+_JOB: tuple[FabricPlan, list[DevicePlan], list[ServerPlan], Path, bool] | None = None
 
 
 def _render_slice(bounds: tuple[int, int, int, int]) -> int:
     assert _JOB is not None
-    plan, devices, servers, staging = _JOB
-    tree = _StagingWriter(staging)
+    plan, devices, servers, staging, seeded = _JOB
+    tree = _StagingWriter(staging, seeded)
     d0, d1, s0, s1 = bounds
     for dev in devices[d0:d1]:
         tree.write_all(render_device(dev))
@@ -69,15 +70,18 @@ def _render_slice(bounds: tuple[int, int, int, int]) -> int:
 
 
 class _StagingWriter:
-    def __init__(self, staging: Path) -> None:
+    def __init__(self, staging: Path, seeded: bool = False) -> None:
         self.staging = staging
+        self.seeded = seeded
         self.count = 0
 
     def write_all(self, files: dict[str, str]) -> None:
         for relpath, text in files.items():
             rel = safe_relpath(relpath)
             path = self.staging.joinpath(*rel.parts)
-            path.unlink(missing_ok=True)
+            if self.seeded:
+                # A seeded tree shares inodes with the previous build (hard links): replace, never write through.
+                path.unlink(missing_ok=True)
             with open(path, "w", encoding="utf-8", newline="") as fh:
                 fh.write(text)
             self.count += 1
@@ -107,7 +111,7 @@ def build(
         workers = workers or min(os.cpu_count() or 1, 4)
         total = len(devices) + len(servers)
         if total < _PARALLEL_THRESHOLD or workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
-            writer = _StagingWriter(tree.staging)
+            writer = _StagingWriter(tree.staging, selection.partial)
             for dev in devices:
                 writer.write_all(render_device(dev))
                 if progress:
@@ -118,7 +122,7 @@ def build(
                     progress(1)
             result.files += writer.count
         else:
-            result.files += _render_parallel(plan, devices, servers, tree.staging, workers, progress)
+            result.files += _render_parallel(plan, devices, servers, tree.staging, workers, progress, selection.partial)
     return result
 
 
@@ -129,6 +133,7 @@ def _render_parallel(
     staging: Path,
     workers: int,
     progress: Progress | None,
+    seeded: bool,
 ) -> int:
     global _JOB
     chunks = workers * 8  # small chunks keep the progress bar moving and the workers balanced
@@ -142,7 +147,10 @@ def _render_parallel(
                 len(servers) * (i + 1) // chunks,
             )
         )
-    _JOB = (plan, devices, servers, staging)
+    _JOB = (plan, devices, servers, staging, seeded)
+    # Freeze the plan out of the cyclic GC: forked workers would otherwise walk (and so copy-on-write touch)
+    # the whole ~10^5-object heap on their first collection.
+    gc.freeze()
     try:
         ctx = multiprocessing.get_context("fork")
         count = 0
@@ -154,3 +162,4 @@ def _render_parallel(
         return count
     finally:
         _JOB = None
+        gc.unfreeze()

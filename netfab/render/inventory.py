@@ -22,8 +22,12 @@ NAPALM_DRIVERS = {
 CONNECTION_NAME = "netfab_napalm"
 
 
+# libyaml's emitter: the pure-Python one spent ~0.5 s on a 1,700-host inventory.
+_Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
 def _dump(data: Any) -> str:
-    return yaml.safe_dump(data, sort_keys=True, default_flow_style=False, width=120)
+    return yaml.dump(data, Dumper=_Dumper, sort_keys=True, default_flow_style=False, width=120)
 
 
 def inventory_files(plan: FabricPlan) -> dict[str, str]:
