@@ -42,6 +42,19 @@ def print_findings(findings: list[Finding], files: list[Path] | None = None) -> 
         sys.stderr.write(render_text(findings, ctx))
 
 
+def relocate(findings: list[Finding], source: object) -> list[Finding]:
+    """Design findings carry the intent field path; point them at that field's line in the user's file."""
+    import dataclasses
+
+    out = []
+    for f in findings:
+        if f.path and not f.location.line:
+            path = tuple(int(p) if p.isdigit() else p for p in f.path.replace("[", ".").replace("]", "").split("."))
+            f = dataclasses.replace(f, location=source.source_map.locate(path))  # type: ignore[attr-defined]
+        out.append(f)
+    return out
+
+
 def load_plan(paths: list[Path], strict: bool = False, lab: bool = False) -> Loaded:
     """Lint the intent, expand it, and lint the plan. Exits 2 on unreadable input, 1 on errors.
     lab=True designs the lab variant (every switch FRR, scaled by the intent's lab section)."""
@@ -68,7 +81,7 @@ def load_plan(paths: list[Path], strict: bool = False, lab: bool = False) -> Loa
     try:
         plan = design(intent, source_file)
     except DesignError as exc:
-        print_findings(exc.findings, source.files)
+        print_findings(relocate(exc.findings, source), source.files)
         raise typer.Exit(ExitCode.FINDINGS) from None
     plan_rules = RuleRegistry(r for r in default_registry() if r.needs_plan)
     plan_findings, _ = run_rules(plan_rules, LintContext.build(intent, source, plan))

@@ -15,7 +15,7 @@ from netfab.core.findings import Finding, Location, Severity
 from netfab.design.addressing import PoolExhausted, host_address, ip_str, p2p31, split_blocks
 from netfab.design.errors import DesignError
 from netfab.design.facts import device_hash_seed, hash_plan, nic_plan, qos_plan
-from netfab.design.naming import Namer
+from netfab.design.naming import Namer, UnsafeName
 from netfab.design.plan import (
     BgpNeighborPlan,
     BgpPlan,
@@ -414,13 +414,27 @@ class _Expander:
 
 
 def design(intent: Intent, source_file: str = "<intent>") -> FabricPlan:
-    """Expand a validated (and lint-clean) intent into the fabric plan."""
+    """Expand a validated (and lint-clean) intent into the fabric plan. Raises DesignError with findings."""
     # The plan is ~10^5 small objects that all live until the process ends: cyclic GC passes over a
     # growing heap cost more than the expansion itself, and nothing here forms cycles worth collecting.
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
         return _Expander(intent, source_file).expand()
+    except UnsafeName as exc:
+        raise DesignError(
+            [
+                Finding(
+                    "DESIGN003",
+                    Severity.ERROR,
+                    f"{exc}: names may use letters, digits, '_', '-' and '.', start with a letter or digit, "
+                    "and never contain '..'",
+                    Location(source_file),
+                    hint=f"change naming.{exc.role}",
+                    path=f"naming.{exc.role}",
+                )
+            ]
+        ) from None
     finally:
         if gc_was_enabled:
             gc.enable()

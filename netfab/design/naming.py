@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from netfab.intent import Intent
 
 DEFAULTS: dict[str, dict[str, str]] = {
@@ -20,6 +22,18 @@ DEFAULTS: dict[str, dict[str, str]] = {
 }
 
 
+# Names become file names, inventory keys and config hostnames: the same safe set as the intent's Name type,
+# so a template like "../{index}" can never point a build outside its output directory.
+SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$")
+
+
+class UnsafeName(ValueError):
+    def __init__(self, role: str, name: str) -> None:
+        super().__init__(f"naming.{role} gives {name!r}, which is not a safe device name")
+        self.role = role
+        self.name = name
+
+
 class Namer:
     """Formats names; templates are resolved once per fabric, not per device."""
 
@@ -32,4 +46,7 @@ class Namer:
         }
 
     def name(self, role: str, **coords: int | None) -> str:
-        return self.templates[role].format(fabric=self.fabric, **{k: v for k, v in coords.items() if v is not None})
+        name = self.templates[role].format(fabric=self.fabric, **{k: v for k, v in coords.items() if v is not None})
+        if not SAFE_NAME.match(name) or ".." in name:
+            raise UnsafeName(role, name)
+        return name

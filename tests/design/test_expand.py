@@ -169,3 +169,13 @@ def test_exhausted_loopback_pool_is_a_design_error() -> None:
     with pytest.raises(DesignError) as err:
         plan_of(data)
     assert err.value.findings[0].path == "underlay.loopbacks.leaf"
+
+
+@pytest.mark.parametrize("template", ["../{index}", "leaf/{index}", "leaf {index}", ".{index}", "a..{index}"])
+def test_names_that_could_escape_the_output_dir_are_design_errors(template: str) -> None:
+    data = load("lab.yaml")
+    data["naming"]["leaf"] = template
+    with pytest.raises(DesignError) as err:
+        plan_of(data)
+    assert err.value.findings[0].rule_id == "DESIGN003"
+    assert err.value.findings[0].path == "naming.leaf"
