@@ -5,6 +5,11 @@ device-side confirm timer -> post-checks -> confirm, or roll the wave back. The 
 a device from commit to confirm (closing a NAPALM EOS session aborts a pending commit: INTEGRATION.md
 finding 3). A dying deploy leaves each device with a running timer, so it reverts by itself: old or new,
 never half.
+
+Drivers without a device-side timer (NAPALM nxos/nxos_ssh raise NotImplementedError for revert_in) are
+refused unless the caller opts into confirm_mode="client": netfab then commits plainly and rolls back
+itself when the post-checks fail. The risk is stated, not hidden: a deploy that dies between commit and
+check leaves such a device with the change applied.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from nornir.core import Nornir
 from nornir.core.task import MultiResult, Result, Task
@@ -25,6 +30,10 @@ from netfab.deploy.waves import Wave
 from netfab.design.plan import FabricPlan
 from netfab.verify.checks import run_checks
 from netfab.verify.results import CheckResult, failed
+
+ConfirmMode = Literal["device", "client"]
+"""device: every commit must carry the device's own confirm timer. client: drivers without one are allowed;
+netfab confirms by not rolling back (a dead deploy leaves their change applied)."""
 
 Event = Callable[[str, str, str], None]
 """on_event(kind, device_or_wave, message): kinds are wave, device, check, rollback, info."""
@@ -52,6 +61,19 @@ def _conn(task: Task) -> Any:
     return task.host.get_connection(CONNECTION_NAME, task.nornir.config)
 
 
+def _has_pending_commit(conn: Any) -> bool:
+    try:
+        return bool(conn.has_pending_commit())
+    except NotImplementedError:
+        # NAPALM nxos/nxos_ssh have no commit-confirm at all, so nothing can be pending on them
+        # (fix: this used to fail every NX-OS device before its backup).
+        return False
+
+
+class NoConfirmTimer(RuntimeError):
+    """The driver cannot commit with a device-side revert timer and client confirm mode is not allowed."""
+
+
 class Deployer:
     def __init__(
         self,
@@ -63,6 +85,7 @@ class Deployer:
         settle_timeout_s: int,
         dry_run: bool = False,
         on_event: Event | None = None,
+        confirm_mode: ConfirmMode = "device",
     ) -> None:
         self.nr = nr
         self.plan = plan
@@ -72,8 +95,11 @@ class Deployer:
         self.settle_timeout_s = settle_timeout_s
         self.dry_run = dry_run
         self._on_event = on_event
+        self.confirm_mode = confirm_mode
         self.diffs: dict[str, str] = {}
         self.before: dict[str, str] = {}
+        self.client_confirmed: set[str] = set()
+        """Devices committed without a device timer (confirm_mode="client"): nothing to confirm on them."""
 
     def emit(self, kind: str, who: str, message: str) -> None:
         """Report an event. Reporting runs inside device tasks, so a reporting failure (a closed stdout
@@ -81,13 +107,14 @@ class Deployer:
         if self._on_event is None:
             return
         with contextlib.suppress(Exception):
-            self._on_event(kind, who, message)
+            # Redacted here too: messages carry device errors, which may echo config lines or the password.
+            self._on_event(kind, who, self.journal.redact(message))
 
     # --- per-device tasks (run in Nornir's threads) --------------------------------------------------
     def _prepare(self, task: Task) -> Result:
         name = task.host.name
         conn = _conn(task)
-        if conn.has_pending_commit():
+        if _has_pending_commit(conn):
             # Left over from an interrupted run: put the device back to its pre-commit state first.
             conn.rollback()
             self.emit("device", name, "rolled back a pending commit left by an interrupted run")
@@ -116,14 +143,28 @@ class Deployer:
     def _commit(self, task: Task) -> Result:
         name = task.host.name
         conn = _conn(task)
-        conn.commit_config(revert_in=self.confirm_timeout_s)
+        try:
+            conn.commit_config(revert_in=self.confirm_timeout_s)
+        except NotImplementedError as exc:
+            # NAPALM refuses revert_in before touching the device on drivers without a timer (nxos,
+            # nxos_ssh): nothing is committed yet, so refusing here is safe.
+            if self.confirm_mode != "client":
+                raise NoConfirmTimer(
+                    f"{type(conn).__name__} has no device-side confirm timer ({exc}); refusing a commit that "
+                    "nothing would revert. Allow confirm mode 'client' to let netfab roll back on failed checks "
+                    "itself (a deploy that dies after the commit then leaves the change applied)."
+                ) from None
+            conn.commit_config()
+            self.client_confirmed.add(name)
+            self.emit("device", name, "committed WITHOUT a device timer (confirm mode client): a dead deploy keeps it")
         self.journal.device_state(name, "committed")
         return Result(host=task.host, changed=True)
 
     def _confirm(self, task: Task) -> Result:
         name = task.host.name
         conn = _conn(task)
-        conn.confirm_commit()
+        if name not in self.client_confirmed:  # a plain commit is already final; nxos has no confirm_commit
+            conn.confirm_commit()
         after = conn.get_config(retrieve="running")["running"]
         self.journal.device_file(name, "after.conf", after)
         self.journal.device_state(name, "confirmed")
@@ -143,6 +184,10 @@ class Deployer:
         self.journal.device_state(name, "rolled_back")
         return Result(host=task.host, changed=True)
 
+    def _discard(self, task: Task) -> Result:
+        _conn(task).discard_config()
+        return Result(host=task.host)
+
     def _check(self, task: Task) -> Result:
         dev = self.plan.devices[task.host.name]
         results = run_checks(dev, _conn(task), self.plan)
@@ -153,11 +198,23 @@ class Deployer:
         if not hosts:
             return {}
         names = set(hosts)
+
+        def guarded(task: Task) -> Result:
+            # A raised exception makes Nornir log its traceback (device output included, unredacted) to
+            # stderr via Python's last-resort handler; a failed Result carries the same error silently.
+            try:
+                return fn(task)
+            except Exception as exc:
+                return Result(host=task.host, failed=True, exception=exc)
+
         sub = self.nr.filter(filter_func=lambda h: h.name in names).with_runner(ThreadedRunner(num_workers=workers))
         # Nornir remembers failed hosts and silently skips them on later runs (on_failed=False); a post-check
         # poll that failed once must still be re-polled, and a failed device must still be rolled back.
         self.nr.data.reset_failed_hosts()
-        agg = sub.run(task=fn, name=fn.__name__.strip("_"), raise_on_error=False, on_good=True, on_failed=True)
+        agg = sub.run(task=guarded, name=fn.__name__.strip("_"), raise_on_error=False, on_good=True, on_failed=True)
+        # Device states are journaled per device as they change; run.json catches up once per stage
+        # (rewriting it per state change was quadratic in the wave size).
+        self.journal.save()
         missing = names - set(agg)
         if missing:
             raise RuntimeError(f"internal: task {fn.__name__} did not run on {', '.join(sorted(missing))}")
@@ -168,7 +225,8 @@ class Deployer:
         for host, multi in results.items():
             if multi.failed:
                 exc = multi[0].exception
-                out[host] = f"{type(exc).__name__}: {exc}" if exc else str(multi[0].result)
+                text = f"{type(exc).__name__}: {exc}" if exc else str(multi[0].result)
+                out[host] = self.journal.redact(text)  # these reach the terminal and the outcome
         return out
 
     def _settle(self, hosts: list[str], workers: int) -> tuple[dict[str, list[CheckResult]], dict[str, str]]:
@@ -194,7 +252,9 @@ class Deployer:
             outcome.failed.update(failures)
             return not failures
         if len(failures) > wave.failure_budget:
-            # Nothing was committed in this wave yet: candidates are discarded when connections close.
+            # Nothing was committed in this wave yet. Discard the loaded candidates now: closing an EOS
+            # session aborts it, but a Junos candidate would stay in the shared candidate database.
+            self._run(changing, self._discard, wave.parallelism)
             outcome.failed.update(failures)
             return False
         committed_results = self._run(changing, self._commit, wave.parallelism)
@@ -203,6 +263,8 @@ class Deployer:
         for host, err in commit_errors.items():
             self.journal.device_state(host, "failed", err)
             self.emit("device", host, f"commit failed: {err}")
+        # Best effort, errors ignored: leave no half-used candidate (or Junos config lock) behind.
+        self._run(list(commit_errors), self._discard, wave.parallelism)
         failures.update(commit_errors)
         checks, check_errors = self._settle(committed, wave.parallelism)
         for host, results in checks.items():

@@ -4,6 +4,7 @@ credentials from the environment. Built in memory; nothing secret is ever writte
 from __future__ import annotations
 
 import copy
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -129,8 +130,14 @@ def build_nornir(
             connection_options=conn,
         )
     inventory = Inventory(hosts=hosts, groups=groups, defaults=Defaults())
-    # Nornir's own logging would write nornir.log into the operator's cwd and print task tracebacks;
-    # netfab reports results itself (journal + summary), so it is off.
+    # Nornir's own logging would write nornir.log into the operator's cwd; netfab reports results itself
+    # (journal + summary), so it is off.
+    # Fix: "off" does not silence a failed task's traceback, which nornir.core.task logs at ERROR; with no
+    # handler anywhere Python's last-resort handler printed it (device output, unredacted) on stderr. A
+    # NullHandler on the library's logger stops that; an operator's own logging config still gets records.
+    nornir_logger = logging.getLogger("nornir")
+    if not any(isinstance(h, logging.NullHandler) for h in nornir_logger.handlers):
+        nornir_logger.addHandler(logging.NullHandler())
     config = Config(
         logging=LoggingConfig(enabled=False, level="CRITICAL", log_file="", format="", to_console=False, loggers=[])
     )

@@ -3,13 +3,20 @@
 runs/<fabric>/<run-id>/run.json holds the run and wave states; devices/<name>/ holds before.conf,
 intended.conf, after.conf, diff.txt, checks.json and state.json. Every write is atomic and every text
 is redacted first, so a crash leaves a readable journal and no secret ever reaches the disk.
+
+A device's state change is written at once to its own state.json (O(1)); run.json is rewritten when the
+engine finishes a stage and at the end, and load_run() lays the state.json files over it, so a killed run
+still reads back each device's last state. (Rewriting run.json per state change cost ~40 ms per change at
+2,000 devices, i.e. minutes per wave, and concurrent rewrites could land out of order.)
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
+import threading
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
@@ -62,13 +69,21 @@ class Journal:
         self._secrets = secrets_
         self.listener: Callable[[str, DeviceState], None] | None = None
         """Called after every device state change (the CLI's progress bar hangs off it)."""
+        self._lock = threading.Lock()
         self.dir.mkdir(parents=True, exist_ok=True)
         self.save()
 
+    def redact(self, text: str) -> str:
+        """Mask this run's secrets and secret-bearing config values (for anything shown or stored)."""
+        return redact(text, self._secrets)
+
     # --- writing -------------------------------------------------------------------------------------
     def save(self) -> None:
-        data = asdict(self.record)
-        atomic_write_text(self.dir / "run.json", json.dumps(data, indent=2, sort_keys=True) + "\n")
+        # Snapshot and write under one lock: device threads save concurrently, and an older snapshot
+        # must never replace a newer run.json.
+        with self._lock:
+            data = asdict(self.record)
+            atomic_write_text(self.dir / "run.json", json.dumps(data, indent=2, sort_keys=True) + "\n")
 
     def device_file(self, device: str, name: str, text: str) -> None:
         path = self.dir / "devices" / safe_relpath(device).name / name
@@ -79,7 +94,8 @@ class Journal:
         rec.state = state
         if error:
             rec.error = redact(error, self._secrets)
-        self.save()
+        state_file = self.dir / "devices" / safe_relpath(device).name / "state.json"
+        atomic_write_text(state_file, json.dumps({"state": rec.state, "error": rec.error}) + "\n")
         if self.listener is not None:
             self.listener(device, state)
 
@@ -99,12 +115,20 @@ def load_run(root: Path, fabric: str, run_id: str) -> Journal:
     path = root / safe_relpath(fabric).name / safe_relpath(run_id).name / "run.json"
     data = json.loads(path.read_text(encoding="utf-8"))
     devices = {k: DeviceRecord(**v) for k, v in data.pop("devices").items()}
+    for name, rec in devices.items():
+        # A device's own state.json is newer than run.json (which is rewritten once per stage).
+        state_file = path.parent / "devices" / safe_relpath(name).name / "state.json"
+        if state_file.is_file():
+            with contextlib.suppress(ValueError, OSError, KeyError):
+                latest = json.loads(state_file.read_text(encoding="utf-8"))
+                rec.state, rec.error = latest["state"], latest.get("error", "")
     record = RunRecord(**data, devices=devices)
     journal = Journal.__new__(Journal)
     journal.dir = path.parent
     journal.record = record
     journal._secrets = ()
     journal.listener = None
+    journal._lock = threading.Lock()
     return journal
 
 
