@@ -8,7 +8,17 @@ from __future__ import annotations
 
 from functools import cache
 
-from netfab.capabilities.model import BufferData, Capabilities, EcnUnit, PlatformData, Since, WatchdogAction
+from netfab.capabilities.model import (
+    BufferData,
+    Capabilities,
+    EcnUnit,
+    PercentKnob,
+    PlatformData,
+    Since,
+    TimerLimit,
+    WatchdogAction,
+    WatchdogData,
+)
 from netfab.capabilities.version import NosVersion, at_least, parse_version
 from netfab.core.paths import capabilities_dir
 from netfab.intent.types import Platform
@@ -53,9 +63,12 @@ __all__ = [
     "CapabilityDataError",
     "EcnUnit",
     "NosVersion",
+    "PercentKnob",
     "PlatformData",
     "Since",
+    "TimerLimit",
     "WatchdogAction",
+    "WatchdogData",
     "at_least",
     "capabilities_for",
     "clear_cache",

@@ -34,13 +34,25 @@ def lint(
     fmt: ReportFormat = typer.Option(ReportFormat.TEXT, "--format", "-f", help="Report format."),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write the report to FILE (atomically)."),
     strict: bool = typer.Option(False, "--strict", help="Fail on warnings too."),
+    plan: bool = typer.Option(
+        True,
+        "--plan/--no-plan",
+        help="After a clean intent lint, design the fabric and run the rules that read the plan (PLAN*).",
+    ),
 ) -> None:
-    """Check intent files: YAML hazards, schema, and fabric rules (QoS, PFC, ECN, NIC, ECMP, topology, pools)."""
+    """Check intent files: YAML hazards, schema, fabric rules (QoS, PFC, ECN, NIC, ECMP, topology, pools) and,
+    unless --no-plan, the expanded plan (port use, MTU and PFC along paths, hashing per hop, duplicates)."""
     from netfab import __version__
-    from netfab.lint import lint_paths, rule_infos
+    from netfab.lint import lint_source, rule_infos
+    from netfab.load import load_intent_source
     from netfab.report import ReportContext
 
-    result = lint_paths(paths, strict=strict)
+    source = load_intent_source(paths)
+    result = lint_source(source, strict=strict)
+    if plan and not source.unreadable:
+        from netfab.cli.plan_lint import with_plan
+
+        result = with_plan(result, source, strict)
     context = ReportContext(tool_version=__version__, rules=rule_infos(), files=result.files or paths)
     if output is not None:
         from netfab.report import render

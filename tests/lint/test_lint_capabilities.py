@@ -62,7 +62,8 @@ def test_every_platform_has_valid_data(platform: Platform) -> None:
     [
         ("arista_eos", "4.32.2F", False),
         ("arista_eos", "4.33.1F", True),
-        ("arista_eos", None, True),
+        ("arista_eos", None, False),  # the EOS renderer picks the sand syntax by release: it must be stated
+        ("arista_eos", "latest", False),
         ("sonic", "202305", True),
         ("juniper_junos", "23.4R2", True),
         ("juniper_junos", "22.4R3", False),
@@ -76,6 +77,8 @@ def test_rocev2_dest_qp_hashing(platform: str, version: str | None, has_qp: bool
     assert (QP in caps.hash_fields) is has_qp
     if not has_qp and platform in ("arista_eos", "juniper_junos"):
         assert "from" in caps.upgrade_hint("hash_fields.rocev2_dest_qp")
+    if not has_qp and platform == "arista_eos" and version in (None, "latest"):
+        assert "set the tier's os_version" in caps.upgrade_hint("hash_fields.rocev2_dest_qp")
 
 
 def test_feature_facts() -> None:
@@ -86,8 +89,13 @@ def test_feature_facts() -> None:
     assert capabilities_for("juniper_junos").ecn_units == ("percent_fill",)
     assert capabilities_for("sonic").watchdog_actions == {"drop", "forward", "alert"}
     assert not capabilities_for("frr").pfc_watchdog
-    assert not capabilities_for("cisco_nxos", "10.4(3)F").adaptive_routing
-    assert capabilities_for("cisco_nxos", "10.5(1)F").packet_spraying
+    # NX-OS has DLB from 10.5(1)F, but its templates cannot render it (keywords unconfirmed).
+    assert not capabilities_for("cisco_nxos", "10.5(1)F").adaptive_routing
+    assert not capabilities_for("cisco_nxos", "10.5(1)F").packet_spraying
+    assert not capabilities_for("cisco_nxos").bgp_unnumbered and capabilities_for("cisco_nxos").max_strict_queues == 1
+    sonic_ars = [capabilities_for("sonic", v).packet_spraying for v in ("202411", "202511")]
+    assert sonic_ars == [False, True]
+    assert not any(capabilities_for(p).explicit_headroom for p in Platform)
     assert capabilities_for("arista_eos").commit_confirm and not capabilities_for("sonic").commit_confirm
     assert capabilities_for("frr").buffer.queue_bytes is None
 

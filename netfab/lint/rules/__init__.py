@@ -7,7 +7,8 @@ from importlib import import_module
 from netfab.lint.rule import Rule
 
 TOPICS = ("qos", "ecn", "watchdog", "headroom", "mtu", "nic", "loadbalance", "platform", "topology",
-          "addressing", "asn")  # fmt: skip
+          "addressing", "asn", "platform_underlay", "platform_hashing", "platform_qos", "platform_pfc",
+          "plan_ports", "plan_paths", "plan_addressing")  # fmt: skip
 
 
 def all_rules() -> list[type[Rule]]:

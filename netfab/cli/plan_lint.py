@@ -1,0 +1,54 @@
+"""`netfab lint` with the plan: design a lint-clean intent and run the rules that read the plan.
+
+Lives in the CLI layer because it joins two pipeline stages: lint itself never imports design. A design
+failure (a name template that gives two devices one name, a pool that runs out) becomes findings like any
+rule's, located at the intent field the design names.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from netfab.core.exitcodes import ExitCode
+from netfab.core.findings import Finding, has_errors, sorted_findings
+
+if TYPE_CHECKING:
+    from netfab.lint.api import LintResult
+    from netfab.lint.context import LintContext
+    from netfab.load import IntentSource
+
+
+def with_plan(result: LintResult, source: IntentSource, strict: bool) -> LintResult:
+    """`result` plus the plan rules' findings (or the design's), when the intent linted without errors."""
+    from netfab.design import DesignError, design
+    from netfab.lint.api import INTERNAL_RULE_ID, run_rules
+    from netfab.lint.context import LintContext
+    from netfab.lint.registry import RuleRegistry, default_registry
+
+    if result.intent is None or has_errors(result.findings, strict=False):
+        return result  # design needs a lint-clean intent; the intent's own errors come first
+    source_file = str(source.files[0]) if source.files else "<intent>"
+    try:
+        plan = design(result.intent, source_file)
+    except DesignError as exc:
+        ctx = LintContext.build(result.intent, source)
+        added = [_located(f, ctx) for f in exc.findings]
+        skipped = result.skipped  # no plan: the plan rules still did not run
+    else:
+        rules = RuleRegistry(r for r in default_registry() if r.needs_plan)
+        added, skipped = run_rules(rules, LintContext.build(result.intent, source, plan))
+    findings = sorted_findings([*result.findings, *added])
+    if any(f.rule_id == INTERNAL_RULE_ID for f in findings):
+        code = ExitCode.INTERNAL
+    else:
+        code = ExitCode.FINDINGS if has_errors(findings, strict) else ExitCode.OK
+    return replace(result, findings=findings, exit_code=code, skipped=skipped)
+
+
+def _located(finding: Finding, ctx: LintContext) -> Finding:
+    """A design finding carries only its dotted intent path: point it at that field in the user's file."""
+    if not finding.path:
+        return finding
+    parts = tuple(int(p) if p.isdigit() else p for p in finding.path.split("."))
+    return replace(finding, location=ctx.at(*parts))

@@ -1,0 +1,143 @@
+"""PFC settings each tier's platform can express: explicit headroom, lossless cable length, watchdog timers."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from math import ceil
+
+from netfab.capabilities import Capabilities, TimerLimit
+from netfab.core.findings import Finding, Severity
+from netfab.intent.qos import PfcWatchdog
+from netfab.lint.context import LintContext
+from netfab.lint.fabric import link_kinds
+from netfab.lint.rule import Rule
+from netfab.lint.rules._words import duration
+
+WATCHDOG = ("qos", "pfc", "watchdog")
+
+
+class ExplicitHeadroomUnsupported(Rule):
+    """`qos.buffers.headroom` is a byte size, but a tier's platform sizes PFC headroom itself.
+
+    SONiC and Cumulus derive headroom from cable length, speed and MTU; Junos has no per-port knob (a shared
+    buffer partition); EOS and NX-OS need CLI netfab does not render; Linux dcb sizes it from the cable delay.
+    Every platform in scope takes `auto`, which sizes it from the same formula HDR001 checks.
+
+    ```yaml
+    # bad
+    qos: {buffers: {headroom: 200KB}}
+    # fixed
+    qos: {buffers: {headroom: auto}}
+    ```
+    """
+
+    id = "CAP020"
+    severity = Severity.ERROR
+    title = "Explicit PFC headroom not supported by the platform"
+    hint = "set qos.buffers.headroom: auto"
+
+    def check(self, ctx: LintContext) -> Iterator[Finding]:
+        headroom = ctx.intent.qos.buffers.headroom
+        if headroom == "auto":
+            return
+        for group in ctx.platform_groups:
+            if not group.caps.explicit_headroom:
+                why = group.caps.why("explicit_headroom")
+                msg = f"explicit PFC headroom is not supported by the {group.label}{why}"
+                yield self.finding(ctx, ("qos", "buffers", "headroom"), msg, related=[group.path])
+
+
+class LosslessCableTooLong(Rule):
+    """A link is longer than the lossless cable length a tier's platform renders headroom for.
+
+    NX-OS covers lossless links up to 100 m with its default headroom; longer ones need an ingress
+    pause-buffer policy netfab does not size. The design marks every fabric and host port lossless, so every
+    link kind a tier terminates is checked.
+
+    ```yaml
+    # bad on cisco_nxos
+    topology: {leaf: {uplink_cable_m: 300}}
+    # fixed
+    topology: {leaf: {uplink_cable_m: 100}}
+    ```
+    """
+
+    id = "CAP021"
+    severity = Severity.ERROR
+    title = "Lossless link longer than the platform supports"
+    hint = "shorten the cable (or place the tier closer), or run the tier on a platform without the limit"
+
+    def check(self, ctx: LintContext) -> Iterator[Finding]:
+        for kind in link_kinds(ctx.intent):
+            for group in ctx.platform_groups:
+                limit = group.caps.max_lossless_cable_m
+                ends = [r for r in kind.switch_ends if r in group.roles]
+                if limit is None or not ends or kind.cable_m <= limit:
+                    continue
+                msg = (
+                    f"{kind.name} links are {kind.cable_m:g} m, but the {group.label} renders lossless links of "
+                    f"at most {limit:g} m{group.caps.why('max_lossless_cable_m')}"
+                )
+                yield self.finding(ctx, kind.cable_path, msg, related=[group.path])
+
+
+def _timer_problem(name: str, value_us: int, limit: TimerLimit) -> str | None:
+    ms = value_us // 1000  # the renderers convert with `| ms`: whole milliseconds, truncated
+    if limit.min_ms is not None and ms < limit.min_ms:
+        return f"{name} {duration(value_us)} is below {limit.min_ms} ms"
+    if limit.max_ms is not None and ms > limit.max_ms:
+        return f"{name} {duration(value_us)} is above {limit.max_ms} ms"
+    if value_us % limit.step_us:
+        return f"{name} {duration(value_us)} is not a whole number of {duration(limit.step_us)} steps"
+    return None
+
+
+def _watchdog_problems(wd: PfcWatchdog, caps: Capabilities) -> Iterator[tuple[str, str]]:
+    """(timer field, what is wrong) for each watchdog timer the platform's CLI cannot take."""
+    limits = caps.watchdog
+    if limits is None:
+        return
+    for name, value in (("detect", wd.detect), ("restore", wd.restore), ("polling", wd.polling)):
+        problem = _timer_problem(name, value, getattr(limits, name))
+        if problem:
+            yield name, problem
+    if limits.detect_in_polls and (wd.polling == 0 or wd.detect % wd.polling):
+        yield "detect", f"detect {duration(wd.detect)} is not a whole number of polling intervals"
+    if limits.max_polls_per_detect is not None and wd.polling:
+        polls = ceil(wd.detect / wd.polling)
+        if not 1 <= polls <= limits.max_polls_per_detect:
+            yield "detect", f"detect {duration(wd.detect)} is {polls} polls, outside 1-{limits.max_polls_per_detect}"
+
+
+class WatchdogTimersNotAccepted(Rule):
+    """A PFC watchdog timer is outside the range or resolution a tier's platform takes.
+
+    SONiC: detection 100-5000 ms, restoration 100-60000 ms, polling 100-1000 ms. Cumulus: polling 100-5000 ms,
+    detect written as 1-1000 polls. EOS: timeout and recovery in 10 ms steps, polling in 1 ms steps. Junos:
+    whole-ms polling and recovery, detect a whole number of polls.
+
+    ```yaml
+    # bad on sonic
+    qos: {pfc: {watchdog: {detect: 50ms, restore: 400ms, polling: 50ms}}}
+    # fixed
+    qos: {pfc: {watchdog: {detect: 200ms, restore: 400ms, polling: 100ms}}}
+    ```
+    """
+
+    id = "CAP022"
+    severity = Severity.ERROR
+    title = "PFC watchdog timer not accepted by the platform"
+    hint = "pick timers every tier takes (detect 200ms, restore 400ms, polling 100ms work everywhere)"
+
+    def check(self, ctx: LintContext) -> Iterator[Finding]:
+        wd = ctx.intent.qos.pfc.watchdog
+        if wd is None or not wd.enabled:
+            return
+        for group in ctx.platform_groups:
+            why = group.caps.why("pfc_watchdog.timers")
+            for name, problem in _watchdog_problems(wd, group.caps):
+                msg = f"PFC watchdog {problem} on the {group.label}{why}"
+                yield self.finding(ctx, (*WATCHDOG, name), msg, related=[group.path])
+
+
+RULES: tuple[type[Rule], ...] = (ExplicitHeadroomUnsupported, LosslessCableTooLong, WatchdogTimersNotAccepted)
