@@ -50,6 +50,8 @@ class _Expander:
         self.mgmt_blocks = dict(zip(_ROLE_ORDER, split_blocks(intent.management.subnet, 4), strict=False))
         self.unnumbered = self.u.addressing == "unnumbered"
         self._block_names: dict[IPv4Network, str] = {}
+        # Every fabric and host port carries the lossless classes, if the fabric has any.
+        self.lossless = bool(self.qos.pfc_priorities)
 
     # --- devices -------------------------------------------------------------------------------------
     def add_device(self, role: Role, index: int, asn: int, **coords: int | None) -> DevicePlan:
@@ -156,6 +158,7 @@ class _Expander:
                 address=a_addr,
                 peer_address=b_ip,
                 bgp_peer_asn=lower.asn,
+                lossless=self.lossless,
             )
         )
         lower.interfaces.append(
@@ -172,6 +175,7 @@ class _Expander:
                 address=b_addr,
                 peer_address=a_ip,
                 bgp_peer_asn=upper.asn,
+                lossless=self.lossless,
             )
         )
         self.links.append(
@@ -366,6 +370,7 @@ class _Expander:
                 rail=rail,
                 address=leaf_addr,
                 peer_address=nic_ip,
+                lossless=self.lossless,
             )
         )
         self.links.append(LinkPlan(leaf.name, leaf_if, server, netdev, "host", speed, cable, rail, leaf_addr, nic_addr))
