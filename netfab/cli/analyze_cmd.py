@@ -1,19 +1,28 @@
-"""`netfab analyze INTENT [--out DIR] [--format text|json] [--trials N] [--seed S] [--pattern P] [--job-gpus N]`.
+"""`netfab analyze INTENT [--out DIR] [--format text|json] [--trials N] [--seed S] [--pattern P] [--job-gpus N]
+[--lab PREFIX [--lab-flows N] [--lab-batches B]]`.
 
 What a design does to a collective's tail before any hardware exists: capacity and oversubscription, the
 lossless (PFC headroom / ECN) budget, and an ECMP collision model. The intent must lint clean first (the
-shared load -> lint -> design pipeline refuses it otherwise, with the lint exit code).
+shared load -> lint -> design pipeline refuses it otherwise, with the lint exit code). With --lab, the kernel
+ECMP model is also held against a running namespace lab (netfab.analyze.labcheck): lab-check.json.
 """
 
 from __future__ import annotations
 
+import json
+import re
 import sys
 from enum import StrEnum
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from netfab.core.exitcodes import ExitCode
+
+if TYPE_CHECKING:
+    from netfab.cli.pipeline import Loaded
+    from netfab.core.findings import Finding
 
 
 class Format(StrEnum):
@@ -31,6 +40,12 @@ class PlacementChoice(StrEnum):
     SPREAD = "spread"
     PACKED = "packed"
     RANDOM = "random"
+
+
+def _check_lab_prefix(prefix: str | None) -> str | None:
+    if prefix is not None and not re.fullmatch(r"[a-z][a-z0-9]{0,7}", prefix):
+        raise typer.BadParameter("1-8 lowercase letters or digits, starting with a letter", param_hint="--lab")
+    return prefix
 
 
 def analyze(
@@ -52,11 +67,23 @@ def analyze(
     strict: bool = typer.Option(
         False, "--strict", help="Treat warnings (lint's and the analysis's, e.g. a p99 tax over 25 %) as errors."
     ),
+    lab: str | None = typer.Option(
+        None,
+        "--lab",
+        callback=_check_lab_prefix,
+        help="Also validate the kernel ECMP model against the running lab with this prefix (netfab lab up; "
+        "root): elephant flows under each kernel hash policy, uplink counters vs the model -> lab-check.json.",
+    ),
+    lab_flows: int = typer.Option(16, "--lab-flows", min=1, max=4096, help="Parallel UDP flows per lab batch."),
+    lab_batches: int = typer.Option(
+        5, "--lab-batches", min=1, max=1000, help="Lab batches (source-port sets) per hash policy."
+    ),
 ) -> None:
     """Capacity, lossless budget and ECMP tail of a fabric: analysis.json, topology.svg, link-load.svg.
 
-    Exit codes: 0 ok, 1 findings (the intent does not lint, or with --strict an analysis warning),
-    2 unreadable input or options that do not fit the fabric, 3 internal error.
+    Exit codes: 0 ok, 1 findings (the intent does not lint, the lab disagrees with the model, or with
+    --strict an analysis warning), 2 unreadable input, options that do not fit the fabric, or a lab that cannot
+    be used, 3 internal error.
     """
     from netfab.analyze.output import UnsafeOutput, default_out_dir, write_files
     from netfab.analyze.plot_load import link_load_svg
@@ -94,12 +121,75 @@ def analyze(
     except (OSError, UnsafeOutput) as exc:
         err_console.print(f"netfab analyze: cannot write {out_dir}: {exc}")
         raise typer.Exit(ExitCode.USAGE) from None
+    findings = list(result.findings)
+    lab_doc: dict[str, Any] | None = None
+    lab_written: list[Path] = []
+    if lab is not None:
+        lab_doc, lab_found, lab_written = _lab_check(loaded, lab, lab_flows, lab_batches, seed, out_dir)
+        findings += lab_found
     if fmt == Format.JSON:
-        sys.stdout.write(files["analysis.json"])
+        if lab_doc is None:
+            sys.stdout.write(files["analysis.json"])
+        else:
+            sys.stdout.write(json.dumps({"analysis": doc, "lab_check": lab_doc}, indent=2, sort_keys=True) + "\n")
     else:
         sys.stdout.write(render_text(doc, [str(p) for p in written]))
-    if has_errors(result.findings, strict=strict):
+        if lab_doc is not None:
+            from netfab.analyze.labcheck import render_lab_text
+
+            sys.stdout.write("\n" + render_lab_text(lab_doc))
+            sys.stdout.write(f"written: {', '.join(map(str, lab_written))}\n")
+    if has_errors(findings, strict=strict):
         raise typer.Exit(ExitCode.FINDINGS)
+
+
+def _lab_check(
+    loaded: Loaded, prefix: str, flows: int, batches: int, seed: int, out_dir: Path
+) -> tuple[dict[str, Any], list[Finding], list[Path]]:
+    """Run the lab check on the lab variant of the intent (the fabric `netfab lab up` ran) and write
+    lab-check.json next to the analysis. A lab that cannot be used is a usage error (exit 2)."""
+    from netfab.analyze.hashing import kernel_policy_for
+    from netfab.analyze.labcheck import HashConfig, LabCheckError, LabCheckOptions, lab_findings, run_lab_check
+    from netfab.analyze.output import UnsafeOutput, write_files
+    from netfab.cli.pipeline import err_console
+    from netfab.design import DesignError, design
+    from netfab.lab import preflight
+    from netfab.lab.fromplan import lab_variant
+
+    if missing := preflight():
+        err_console.print("netfab analyze --lab needs root and FRR: " + "; ".join(missing))
+        raise typer.Exit(ExitCode.USAGE)
+    source_file = loaded.source_file
+    lab_intent, _ = lab_variant(loaded.intent)  # type: ignore[arg-type]
+    try:
+        lab_plan = design(lab_intent, source_file)
+    except DesignError as exc:
+        err_console.print(f"netfab analyze --lab: the lab variant of the intent does not design: {exc}")
+        raise typer.Exit(ExitCode.USAGE) from None
+    policy, mask = kernel_policy_for(lab_plan.hashing.fields)
+    options = LabCheckOptions(flows=flows, batches=batches, seed=seed)
+    try:
+        check = run_lab_check(
+            lab_plan,
+            prefix,
+            options,
+            intent_config=HashConfig(policy, mask),
+            progress=lambda line: err_console.print(f"lab {prefix}: {line}"),
+        )
+    except LabCheckError as exc:
+        err_console.print(f"netfab analyze --lab {prefix}: {exc}")
+        raise typer.Exit(ExitCode.USAGE) from None
+    found = lab_findings(check, source_file)
+    doc = check.as_dict()
+    doc["findings"] = [
+        {"rule_id": f.rule_id, "severity": f.severity.value, "message": f.message, "hint": f.hint} for f in found
+    ]
+    try:
+        written = write_files(out_dir, {"lab-check.json": json.dumps(doc, indent=2, sort_keys=True) + "\n"})
+    except (OSError, UnsafeOutput) as exc:
+        err_console.print(f"netfab analyze: cannot write {out_dir}: {exc}")
+        raise typer.Exit(ExitCode.USAGE) from None
+    return doc, found, written
 
 
 def register(app: typer.Typer) -> None:
