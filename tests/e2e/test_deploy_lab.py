@@ -187,3 +187,62 @@ def test_unreachable_switch_mid_rollout_stops_and_rolls_back(lab: RunningLab) ->
     rb = lab.netfab("rollback", run["run_id"], "--intent", str(lab.intent), "--lab", lab.prefix)
     assert rb.returncode == 0, rb.stderr
     assert_exactly(lab, before)
+
+
+def test_lab_is_converged_and_forwards_across_leaves(lab: RunningLab) -> None:
+    """intent/lab.yaml as the lab: every session Established, ECMP over both spines, hosts reach each other."""
+    res = lab.netfab("lab", "status", "--prefix", lab.prefix, "--format", "json")
+    assert res.returncode == 0, res.stdout + res.stderr
+    status = json.loads(res.stdout)
+    assert status["ready"] is True
+    for sw in status["switches"]:
+        assert sw["sessions"] and all(s["state"] == "Established" for s in sw["sessions"]), sw["name"]
+        if sw["name"].startswith("leaf"):
+            assert sw["ecmp_width"] == 2, sw["name"]
+    assert "not supported on veth" in status["pfc_note"]
+    # host1 (SU 1) to host3 (SU 2) on rail 1: leaf1 -> spine -> leaf3.
+    ping = lab.netfab("lab", "exec", "host1", "--prefix", lab.prefix, "--", "ping", "-c", "2", "-W", "1", "10.64.0.5")
+    assert ping.returncode == 0, ping.stdout + ping.stderr
+
+
+def test_config_rejected_by_frr_changes_nothing(lab: RunningLab) -> None:
+    """One device's candidate has a line FRR's parser refuses: that device fails before any change, the
+    wave stops, and every device is exactly as it was."""
+    from netfab.deploy.engine import Deployer
+    from netfab.deploy.inventory import build_nornir, load_inventory_data
+    from netfab.deploy.journal import DeviceRecord, Journal, RunRecord, new_run_id
+    from netfab.deploy.target import device_artifacts, resolve_target
+    from netfab.deploy.waves import Wave
+    from netfab.design import design
+    from netfab.intent import Intent
+    from netfab.lab.fromplan import lab_intent
+    from netfab.render.build import build
+
+    before = snapshot(lab)
+    intent = lab_intent(Intent.model_validate(yaml.safe_load(lab.intent.read_text())))
+    plan = design(intent)
+    build(plan, lab.work / "build")
+    target = resolve_target(plan, lab.work / "build", lab.prefix, [])
+    hosts, groups = load_inventory_data(target.generated_inventory, target.overrides)
+    nr = build_nornir(hosts, groups, target.credentials)
+    artifacts = device_artifacts(plan, ["leaf1", "leaf2"])
+    artifacts["leaf1"].config = artifacts["leaf1"].config.replace(
+        " bgp bestpath as-path multipath-relax", " bgp bestpath as-path multipath-relax\n bogus-knob 42"
+    )
+    artifacts["leaf2"].config = artifacts["leaf2"].config.replace("maximum-paths 64", "maximum-paths 8")
+    wave = Wave("pair", ("leaf1", "leaf2"), 2, 0)
+    record = RunRecord(
+        new_run_id(),
+        plan.name,
+        [str(lab.intent)],
+        "inline",
+        False,
+        waves=[{"name": "pair", "devices": ["leaf1", "leaf2"]}],
+        devices={d: DeviceRecord(d, "pair") for d in ("leaf1", "leaf2")},
+    )
+    journal = Journal(lab.work / "runs", record)
+    outcome = Deployer(nr, plan, artifacts, journal, 120, 10).run([wave])
+    assert not outcome.ok
+    assert "leaf1" in outcome.failed and outcome.changed == []
+    assert journal.record.devices["leaf1"].state == "failed"
+    assert_exactly(lab, before)
