@@ -21,9 +21,11 @@ MASK = "********"
 # Config lines that carry secrets on the platforms in scope (EOS/NX-OS 'secret'/'password'/'key',
 # Junos 'encrypted-password', SONiC/FRR 'password', NVUE 'password').
 # Only whole keywords (not '-key' inside 'enhanced-hash-key'): a false mask in a drift diff hides real drift.
+# The value may follow an encryption-type token: a digit (IOS-style 5/7) or, fix, EOS's `secret sha512 <hash>`
+# (the hash used to survive as "secret ******** $6$...").
 _SECRET_LINE = re.compile(
     r"(?P<lead>(?<![\w-])(?:secret|password|encrypted-password|authentication-key|pre-shared-key|snmp-server community)"
-    r"(?:\s+[0-9])?\s+)(?P<value>\"[^\"]*\"|\S+)",
+    r"(?:\s+(?:[0-9]|sha512|sha256|md5))?\s+)(?P<value>\"[^\"]*\"|\S+)",
     re.IGNORECASE,
 )
 

@@ -15,6 +15,7 @@ check leaves such a device with the change applied.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -268,6 +269,9 @@ class Deployer:
         failures.update(commit_errors)
         checks, check_errors = self._settle(committed, wave.parallelism)
         for host, results in checks.items():
+            # Check messages quote device state (a neighbor's config line, say): redacted before they reach
+            # the outcome the CLI prints (fix: the summary used to print them raw).
+            results = [dataclasses.replace(r, message=self.journal.redact(r.message)) for r in results]
             outcome.checks.extend(results)
             self.journal.device_file(host, "checks.json", _checks_json(results))
             if failed(results):

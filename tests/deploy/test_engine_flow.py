@@ -84,7 +84,7 @@ class FakeDriver(NetworkDriver):
         self._call("has_pending_commit")
         return self.dev.pending
 
-    def get_config(self, retrieve: str = "all", full: bool = False, sanitized: bool = False, format: str = "text"):  # noqa: A002
+    def get_config(self, retrieve: str = "all", full: bool = False, sanitized: bool = False, format: str = "text"):
         self._call("get_config")
         return {"running": self.dev.running, "startup": "", "candidate": self.dev.candidate or ""}
 
