@@ -143,41 +143,28 @@ class _Expander:
             a_int, b_int = self._alloc(lambda: p2p31(pool, p2p_index, f"{tier} /31 links"), pool_path)
             a_ip, b_ip = ip_str(a_int), ip_str(b_int)
             a_addr, b_addr = f"{a_ip}/31", f"{b_ip}/31"
-        mtu = self.u.mtu
-        upper.interfaces.append(
-            InterfacePlan(
-                name=a_if,
-                port=upper_port,
-                role="fabric_down",
-                peer_device=lower.name,
-                peer_port=b_if,
-                speed_gbps=speed,
-                mtu=mtu,
-                cable_m=cable_m,
-                rail=lower.rail,
-                address=a_addr,
-                peer_address=b_ip,
-                bgp_peer_asn=lower.asn,
-                lossless=self.lossless,
+        # Both ends of one cable: the same speed, MTU, length and rail; each sees the other as its peer.
+        for dev, name, port, role, peer, peer_if, addr, peer_ip in (
+            (upper, a_if, upper_port, "fabric_down", lower, b_if, a_addr, b_ip),
+            (lower, b_if, lower_port, "fabric_up", upper, a_if, b_addr, a_ip),
+        ):
+            dev.interfaces.append(
+                InterfacePlan(
+                    name=name,
+                    port=port,
+                    role=role,  # type: ignore[arg-type]
+                    peer_device=peer.name,
+                    peer_port=peer_if,
+                    speed_gbps=speed,
+                    mtu=self.u.mtu,
+                    cable_m=cable_m,
+                    rail=lower.rail,
+                    address=addr,
+                    peer_address=peer_ip,
+                    bgp_peer_asn=peer.asn,
+                    lossless=self.lossless,
+                )
             )
-        )
-        lower.interfaces.append(
-            InterfacePlan(
-                name=b_if,
-                port=lower_port,
-                role="fabric_up",
-                peer_device=upper.name,
-                peer_port=a_if,
-                speed_gbps=speed,
-                mtu=mtu,
-                cable_m=cable_m,
-                rail=lower.rail,
-                address=b_addr,
-                peer_address=a_ip,
-                bgp_peer_asn=upper.asn,
-                lossless=self.lossless,
-            )
-        )
         self.links.append(
             LinkPlan(upper.name, a_if, lower.name, b_if, tier, speed, cable_m, lower.rail, a_addr, b_addr)
         )
