@@ -271,6 +271,172 @@ class FRRDriver(_base.SSHDriverBase):
             "interface_list": sorted(self.get_interfaces()),
         }
 
+    # --- the Linux side, as parsed data (netfab extras for audit and verify) ---------------------------
+    def get_kernel_state(self) -> dict[str, Any]:
+        """netfab extra: what the host script (`<name>.sh`) sets, as the kernel has it now.
+
+        {"sysctl": {"net.ipv4.fib_multipath_hash_policy": 1, ...}   knobs this kernel has (hash, forwarding)
+         "links":  {"swp1": {"mtu": 9216, "kind": "veth"}, ...}
+         "ecn":    {"mode": "red" | "nftables" | "off" | "mixed",
+                    "ports": {"swp1": {"red": {"limit", "min", "max", "probability"}}       tc RED (bytes)
+                              | {"swp1": {"nftables": {"3": {"rate_pps", "burst_packets"}}}},  phantom queue
+                    "dscp": {"3": [26]}}                       DSCPs each nftables queue rule marks
+         "env":    {...}}  the environment this driver runs host scripts with (NETFAB_ECN_AVPKT, NETFAB_SHAPE_MBIT)
+        One SSH command reads /proc/sys, `ip -j -d link`, `tc -d -j qdisc` and `nft -j list table inet netfab_ecn`.
+        """
+        import json
+
+        knobs = [
+            f"net.{fam}.fib_multipath_hash_{knob}" for fam in ("ipv4", "ipv6") for knob in ("policy", "fields", "seed")
+        ]
+        knobs += [
+            "net.ipv4.ip_forward",
+            "net.ipv6.conf.all.forwarding",
+            "net.ipv4.conf.all.rp_filter",
+            "net.ipv4.conf.default.rp_filter",
+        ]
+        script = (
+            f"for k in {' '.join(knobs)}; do f=/proc/sys/$(echo $k | tr . /); "
+            '[ -r "$f" ] && echo "$k $(cat "$f")"; done; '
+            "echo @@links; ip -j -d link show; echo; echo @@tc; tc -d -j qdisc show 2>/dev/null; echo; "
+            "echo @@nft; nft -j list table inet netfab_ecn 2>/dev/null; echo"
+        )
+        out = self._run(self._priv(f"sh -c {shlex.quote(script)}"), what="read the kernel state").stdout
+        sections: dict[str, str] = {"sysctl": ""}
+        current = "sysctl"
+        for line in out.splitlines():
+            if line.startswith("@@"):
+                current = line[2:].strip()
+                sections[current] = ""
+            else:
+                sections[current] += line + "\n"
+
+        def load(name: str) -> Any:
+            text = sections.get(name, "").strip()
+            return json.loads(text) if text else None
+
+        sysctl: dict[str, int] = {}
+        for line in sections["sysctl"].splitlines():
+            key, _, value = line.partition(" ")
+            if value.strip().lstrip("-").isdigit():
+                sysctl[key] = int(value.strip())
+        links = {
+            str(link["ifname"]): {"mtu": int(link.get("mtu", 0)), "kind": (link.get("linkinfo") or {}).get("info_kind")}
+            for link in load("links") or []
+            if link.get("ifname") and link.get("ifname") != "lo"
+        }
+        ports: dict[str, dict[str, Any]] = {}
+        for qdisc in load("tc") or []:
+            if qdisc.get("kind") == "red" and qdisc.get("dev"):
+                opts = qdisc.get("options") or {}
+                ports.setdefault(str(qdisc["dev"]), {})["red"] = {
+                    "limit": int(opts.get("limit", 0)),
+                    "min": int(opts.get("min", 0)),
+                    "max": int(opts.get("max", 0)),
+                    "probability": float(opts.get("probability", 0.0)),
+                    "ecn": bool(opts.get("ecn", False)),
+                }
+        # nftables phantom queue: map pq<queue> = {port: limit name}; limit objects hold rate and burst
+        per_second = {"second": 1, "minute": 60, "hour": 3600, "day": 86400, "week": 604800}
+        dscp_names = {f"cs{n}": n * 8 for n in range(8)}
+        dscp_names.update({f"af{c}{d}": c * 8 + d * 2 for c in (1, 2, 3, 4) for d in (1, 2, 3)})
+        dscp_names.update({"df": 0, "be": 0, "lephb": 1, "va": 44, "ef": 46})
+        limits: dict[str, dict[str, Any]] = {}
+        maps: dict[str, list[Any]] = {}
+        dscp: dict[str, list[int]] = {}
+        for item in (load("nft") or {}).get("nftables", []):
+            if "limit" in item:
+                limits[item["limit"]["name"]] = item["limit"]
+            elif "map" in item and str(item["map"].get("name", "")).startswith("pq"):
+                maps[item["map"]["name"][2:]] = item["map"].get("elem") or []
+            elif "rule" in item:
+                exprs = item["rule"].get("expr") or []
+                queue = next(
+                    (str(e["limit"]["map"]["data"]).lstrip("@")[2:] for e in exprs if "map" in (e.get("limit") or {})),
+                    None,
+                )
+                for e in exprs:
+                    match = e.get("match") or {}
+                    if queue is None or (match.get("left") or {}).get("payload", {}).get("field") != "dscp":
+                        continue
+                    right = match.get("right")
+                    values = right["set"] if isinstance(right, dict) and "set" in right else [right]
+                    for v in values:
+                        number = v if isinstance(v, int) else dscp_names.get(str(v))
+                        if number is not None and number not in dscp.setdefault(queue, []):
+                            dscp[queue].append(number)
+        for queue, elems in maps.items():
+            for port, limit_name in elems:
+                lim = limits.get(limit_name) or {}
+                if not lim or lim.get("rate_unit", "packets") != "packets":
+                    continue
+                rate = int(lim.get("rate", 0)) // per_second.get(str(lim.get("per", "second")), 1)
+                ports.setdefault(str(port), {}).setdefault("nftables", {})[queue] = {
+                    "rate_pps": rate,
+                    "burst_packets": int(lim.get("burst", 0)),
+                }
+        kinds = {k for info in ports.values() for k in info}
+        mode = "off" if not kinds else kinds.pop() if len(kinds) == 1 else "mixed"
+        env = {str(k): str(v) for k, v in dict(self.optional_args.get("host_script_env") or {}).items()}
+        return {
+            "sysctl": sysctl,
+            "links": links,
+            "ecn": {"mode": mode, "ports": ports, "dscp": {q: sorted(d) for q, d in dscp.items()}},
+            "env": env,
+        }
+
+    def get_qos_state(self) -> dict[str, Any]:
+        """netfab extra for verify's QoS check: {"expected": {...}, "actual": {...}, "notes": [...]}.
+
+        Shows the ECMP hash policy (per family) and seed, and the ECN marking mode in force. Expected values
+        come from the host script netfab last applied on this device; without one (a lab brought up without a
+        deploy) there is nothing to compare and the state is reported in a note. With ECN_MODE=auto the script
+        picks RED where the kernel has it, else nftables: either is what it intended, "off" is not.
+        PFC gets a note on veth ports: they have no DCB, so PFC cannot run there.
+        """
+        import re
+
+        state = self.get_kernel_state()
+        sysctl = state["sysctl"]
+        actual: dict[str, Any] = {}
+        for fam in ("ipv4", "ipv6"):
+            if f"net.{fam}.fib_multipath_hash_policy" in sysctl:
+                actual[f"{fam} ECMP hash policy"] = sysctl[f"net.{fam}.fib_multipath_hash_policy"]
+        if "net.ipv4.fib_multipath_hash_seed" in sysctl:
+            actual["ECMP hash seed"] = sysctl["net.ipv4.fib_multipath_hash_seed"]
+        mode = state["ecn"]["mode"]
+        actual["ECN marking mode"] = mode
+        notes: list[str] = []
+        # the management port carries no RoCE traffic: only fabric and host ports count for PFC
+        ports = {p: link for p, link in state["links"].items() if not p.startswith("mgmt")}
+        veth = sorted(p for p, link in ports.items() if link.get("kind") == "veth")
+        if veth:
+            notes.append(
+                f"PFC not verified: {len(veth)} ports are veth ({', '.join(veth[:4])}{'...' if len(veth) > 4 else ''}),"
+                " which have no DCB (dcb: Operation not supported); PFC is rendered but not enforced"
+            )
+        res = self._run(f"cat {shlex.quote(self._path(HOST_APPLIED))}", check=False)
+        script = res.stdout if res.rc == 0 else ""
+        if not script.strip():
+            now = ", ".join(f"{k} {v}" for k, v in actual.items())
+            notes.append(f"no host script applied by netfab here yet, nothing to compare; kernel: {now}")
+            return {"expected": {}, "actual": actual, "notes": notes}
+        expected: dict[str, Any] = {}
+        for fam in ("ipv4", "ipv6"):
+            if m := re.search(rf"must_sysctl net\.{fam}\.fib_multipath_hash_policy (\d+)", script):
+                expected[f"{fam} ECMP hash policy"] = int(m.group(1))
+        seed = re.search(r"sysctl_set net\.ipv4\.fib_multipath_hash_seed (\d+)", script)
+        if "ECMP hash seed" in actual and seed:
+            expected["ECMP hash seed"] = int(seed.group(1))
+        wanted = str((self.optional_args.get("host_script_env") or {}).get("ECN_MODE", "auto"))
+        if not re.search(r"limit pq\d+_", script):
+            expected["ECN marking mode"] = "off"
+        elif wanted in ("red", "nftables", "off"):
+            expected["ECN marking mode"] = wanted
+        else:
+            expected["ECN marking mode"] = mode if mode in ("red", "nftables") else "red or nftables"
+        return {"expected": expected, "actual": actual, "notes": notes}
+
 
 def _errors(stdout: str, stderr: str = "") -> str:
     """frr-reload's complaints: vtysh's "% ..."/"line N: ..." lines (stdout) and its non-INFO log lines (stderr)."""
