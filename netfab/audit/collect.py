@@ -1,0 +1,131 @@
+"""Getting each device's running state: saved copies on disk (offline, CI) or the devices over Nornir.
+
+Offline: DIR/<device><suffix>, the same names the build writes under build/<fabric>/configs/ (leaf1.cfg,
+leaf1.json + leaf1.frr.conf, leaf1.conf); for frr the kernel side is DIR/<device>.state.json when present
+(FRRDriver.get_kernel_state() saved as JSON). Device names are user data: a name that would reach outside DIR
+is refused, as the build refuses to write one.
+
+Online: one Nornir task per device, in parallel, with a progress callback per finished device: get_config
+(running) for every platform, plus get_kernel_state() on frr and the bgp container's FRR config on SONiC.
+Every running text is redacted (credentials and secret-bearing keywords) before anything parses it, so no
+secret reaches a fact, diff, remediation file or report.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from netfab.audit.facts import KERNEL_STATE_SUFFIX, parts_of
+from netfab.audit.model import Collected
+from netfab.deploy.credentials import redact
+from netfab.design.plan import DevicePlan
+from netfab.render.writer import UnsafePath, safe_relpath
+
+SONIC_FRR_COMMAND = "sudo -n docker exec bgp vtysh -c 'show running-config'"
+
+
+def read_saved(directory: Path, dev: DevicePlan, secrets: tuple[str, ...] = ()) -> Collected:
+    out = Collected(dev.name, origin=str(directory))
+    try:
+        for part in parts_of(dev.platform):
+            if part.kind == "kernel":
+                state = directory / safe_relpath(dev.name + KERNEL_STATE_SUFFIX)
+                if state.is_file():
+                    out.kernel = json.loads(state.read_text(encoding="utf-8"))
+                continue
+            path = directory / safe_relpath(dev.name + part.suffix)
+            if path.is_file():
+                out.files[part.suffix] = redact(path.read_text(encoding="utf-8"), secrets)
+    except UnsafePath as exc:
+        out.error = f"device name cannot be used as a file name: {exc}"
+        return out
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        out.error = f"cannot read the saved state: {exc}"
+        return out
+    primary = parts_of(dev.platform)[0].suffix
+    if primary not in out.files:
+        out.error = f"no saved running config {directory / (dev.name + primary)}"
+    else:
+        out.origin = str(directory / (dev.name + primary))
+    return out
+
+
+def collect_device(conn: Any, dev: DevicePlan, secrets: tuple[str, ...] = ()) -> Collected:
+    """Read one device over an open NAPALM connection (netfab_napalm)."""
+    out = Collected(dev.name, origin="device")
+    primary = parts_of(dev.platform)[0].suffix
+    out.files[primary] = redact(conn.get_config(retrieve="running")["running"], secrets)
+    if dev.platform == "frr":
+        getter = getattr(conn, "get_kernel_state", None)
+        out.kernel = getter() if getter is not None else None
+    elif dev.platform == "sonic":
+        try:
+            text = conn.cli([SONIC_FRR_COMMAND])[SONIC_FRR_COMMAND]
+        except Exception:  # no container access: the part is reported as not collected
+            text = ""
+        if text.strip():
+            out.files[".frr.conf"] = redact(text, secrets)
+    return out
+
+
+def collect_online(
+    nr: Any,
+    plan: Any,
+    names: list[str],
+    secrets: tuple[str, ...] = (),
+    on_device: Callable[[str], None] | None = None,
+) -> dict[str, Collected]:
+    """Collect every named device through Nornir; a device that fails is Collected with an error."""
+    from nornir.core.task import Result, Task
+
+    from netfab.deploy.connection import CONNECTION_NAME
+
+    def collect(task: Task) -> Result:
+        conn = task.host.get_connection(CONNECTION_NAME, task.nornir.config)
+        return Result(host=task.host, result=collect_device(conn, plan.devices[task.host.name], secrets))
+
+    wanted = set(names)
+    sub = nr.filter(filter_func=lambda h: h.name in wanted)
+    if on_device is not None:
+        sub = sub.with_processors([_Progress(on_device)])
+    try:
+        agg = sub.run(task=collect, name="audit-collect", raise_on_error=False, on_good=True, on_failed=True)
+    finally:
+        nr.close_connections(on_good=True, on_failed=True)
+    out: dict[str, Collected] = {}
+    for name in names:
+        multi = agg.get(name)
+        if multi is None:
+            out[name] = Collected(name, error="not in the inventory", origin="device")
+        elif multi.failed:
+            exc = multi[0].exception
+            reason = f"{type(exc).__name__}: {exc}" if exc else str(multi[0].result)
+            out[name] = Collected(name, error=redact(f"cannot collect: {reason}", secrets), origin="device")
+        else:
+            out[name] = multi[0].result
+    return out
+
+
+class _Progress:
+    """A Nornir processor: one callback per finished device (drives the progress bar)."""
+
+    def __init__(self, on_device: Callable[[str], None]) -> None:
+        self.on_device = on_device
+
+    def task_started(self, task: Any) -> None: ...
+
+    def task_completed(self, task: Any, result: Any) -> None: ...
+
+    def task_instance_started(self, task: Any, host: Any) -> None: ...
+
+    def task_instance_completed(self, task: Any, host: Any, result: Any) -> None:
+        with contextlib.suppress(Exception):  # a progress display must never fail a device
+            self.on_device(host.name)
+
+    def subtask_instance_started(self, task: Any, host: Any) -> None: ...
+
+    def subtask_instance_completed(self, task: Any, host: Any, result: Any) -> None: ...

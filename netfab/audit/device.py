@@ -1,0 +1,146 @@
+"""Audit one device: each part of its build (config, companion file, kernel side) against what runs.
+
+Per part: clean/parse both sides once; if the canonical forms are equal the part is in sync (no further
+parsing); otherwise reduce both to facts, compare, and only for drifted parts compute the platform's raw
+diff and remediation. A running config that cannot be parsed makes the device unreadable, never a crash.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import yaml
+
+from netfab.audit.compare import compare
+from netfab.audit.facts import Part, linux, parts_of
+from netfab.audit.facts import jsontree as jt
+from netfab.audit.facts.cli import Defaults, parse_cli
+from netfab.audit.model import Collected, DeviceAudit, Facts, RawDiff
+from netfab.audit.remediation import cli as cli_fix
+from netfab.audit.remediation import frr as frr_fix
+from netfab.audit.remediation import nvue as nvue_fix
+from netfab.audit.remediation import sonic as sonic_fix
+from netfab.audit.rules import AuditRules
+from netfab.design.plan import DevicePlan
+from netfab.render.device import render_device
+
+NO_DEFAULTS = Defaults()
+
+
+class Unreadable(Exception):
+    """The running side of a part cannot be parsed."""
+
+
+def intended_files(dev: DevicePlan) -> dict[str, str]:
+    """The device's build outputs keyed by suffix (".cfg", ".frr.conf", ".sh")."""
+    head = f"configs/{dev.name}"
+    return {path[len(head) :]: text for path, text in render_device(dev).items() if path.startswith(head)}
+
+
+def audit_device(dev: DevicePlan, collected: Collected, rules: AuditRules) -> DeviceAudit:
+    out = DeviceAudit(dev.name, dev.platform, "in_sync", origin=collected.origin)
+    if collected.error is not None:
+        out.status, out.error = "unreadable", collected.error
+        return out
+    intended = intended_files(dev)
+    for part in parts_of(dev.platform):
+        text = intended.get(part.suffix)
+        if text is None:
+            continue
+        try:
+            if part.kind == "kernel":
+                _kernel_part(out, text, collected.kernel)
+                continue
+            running = collected.files.get(part.suffix)
+            if running is None:
+                out.notes.append(f"{part.suffix} not collected: that part was not audited")
+                continue
+            if part.kind == "cli":
+                _cli_part(out, dev, part, running, text, rules)
+            else:
+                _json_part(out, dev, part, running, text, rules)
+        except Unreadable as exc:
+            out.status, out.error = "unreadable", f"running {part.suffix}: {exc}"
+            return out
+    out.status = "drift" if out.drifts else "in_sync"
+    return out
+
+
+def _prefixed(facts: Facts, prefix: str) -> Facts:
+    return {f"{prefix}{k}": v for k, v in facts.items()} if prefix else facts
+
+
+def _cli_part(out: DeviceAudit, dev: DevicePlan, part: Part, running: str, intended: str, rules: AuditRules) -> None:
+    assert part.dialect is not None
+    try:
+        have = parse_cli(part.driver, part.dialect, running, rules)
+    except Exception as exc:  # hier_config/preprocessor errors on text it cannot follow
+        raise Unreadable(f"{type(exc).__name__}: {exc}") from exc
+    want = parse_cli(part.driver, part.dialect, intended, rules)
+    if have.canonical == want.canonical:
+        return
+    try:
+        actual = _prefixed(part.module.facts(have.tree), part.prefix)
+    except Exception as exc:
+        raise Unreadable(f"{type(exc).__name__}: {exc}") from exc
+    drifts = compare(actual, _prefixed(part.module.facts(want.tree), part.prefix), part.module.DEFAULTS)
+    if not drifts:
+        return
+    out.drifts.extend(drifts)
+    if part.driver == "frr":
+        raw, files = frr_fix.remediate(have, want, intended, "frr" if dev.platform == "frr" else "bgp-frr")
+    else:
+        raw, files = cli_fix.remediate(dev.name, dev.platform, have, want)
+    out.raw.append(raw)
+    out.remediation.update(files)
+
+
+def _json_part(out: DeviceAudit, dev: DevicePlan, part: Part, running: str, intended: str, rules: AuditRules) -> None:
+    module = part.module
+    try:
+        have: Any = module.parse(running)
+    except (ValueError, json.JSONDecodeError, yaml.YAMLError) as exc:
+        raise Unreadable(str(exc).splitlines()[0]) from exc
+    want: Any = module.parse(intended)
+    managed = jt.managed_roots(want, module.SHARED_ROOTS)
+
+    def excluded(segs: jt.Segments) -> bool:
+        return rules.pointer_excluded(dev.platform, segs)
+
+    actual, outside = jt.extract(have, module.SHAPE, managed, excluded)
+    drifts = compare(actual, jt.extract(want, module.SHAPE, managed, excluded)[0], NO_DEFAULTS)
+    if outside:
+        out.notes.append("device-owned settings outside what netfab renders were not compared")
+    if not drifts:
+        return
+    out.drifts.extend(drifts)
+    if dev.platform == "sonic":
+        raw, files = sonic_fix.remediate(have, want, excluded)
+    else:
+        raw, files = nvue_fix.remediate(have, want, lambda s: managed(s) and not excluded(s))
+    out.raw.append(raw)
+    out.remediation.update(files)
+
+
+def _kernel_part(out: DeviceAudit, script: str, state: dict[str, Any] | None) -> None:
+    if state is None:
+        out.notes.append("kernel state not collected: ECMP hash, ECN marking and port MTUs were not audited")
+        return
+    try:
+        actual = linux.model_from_state(state)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise Unreadable(f"kernel state: {exc}") from exc
+    intended = linux.model_from_script(script, state)
+    linux.align_red(actual, intended)
+    # the script owns the MTU of the ports it lists; management and other ports are the host's
+    actual.mtu = {p: m for p, m in actual.mtu.items() if p in intended.mtu}
+    if note := linux.mode_note(state):
+        out.notes.append(note)
+    drifts = compare(linux.facts(actual), linux.facts(intended), NO_DEFAULTS)
+    if not drifts:
+        return
+    out.drifts.extend(drifts)
+    out.kernel_drift = True
+    out.raw.append(RawDiff("kernel", "\n".join(linux.native_diff(actual, intended))))
+    out.remediation["host.sh"] = script

@@ -1,0 +1,42 @@
+"""The audit dir (default build/<fabric>/audit/), written atomically: a new audit replaces the old one whole.
+
+    report.json                       the complete JSON report
+    report.txt                        the text report
+    devices/<device>/diff.txt         the platform's own diff(s): hier_config unified, jsonpatch, frr-reload, kernel
+    devices/<device>/<remediation>    remediation.cfg | remediation.set | patch.json | nvue-patch.yaml +
+                                      nv-commands.sh | frr.conf + frr-reload-test.txt (+ host.sh)
+
+Device names are user data: each path is checked to stay inside the dir (render.writer.safe_relpath).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from netfab.audit.model import AuditReport
+from netfab.audit.report.json_report import render_json
+from netfab.audit.report.text import render_text
+from netfab.render.writer import AtomicTree, UnsafePath, safe_relpath
+
+
+def write_audit_dir(report: AuditReport, out_dir: Path) -> list[str]:
+    """Write everything; returns the devices whose files could not be written (unsafe names)."""
+    report.out_dir = str(out_dir)
+    refused: list[str] = []
+    with AtomicTree(out_dir) as tree:
+        for dev in report.devices:
+            if dev.status != "drift":
+                continue
+            try:
+                base = safe_relpath(f"devices/{dev.device}")
+                if len(base.parts) != 2:
+                    raise UnsafePath(f"device name {dev.device!r} is not a single path component")
+                diff = "\n\n".join(f"# {raw.kind}\n{raw.text}" for raw in dev.raw if raw.text.strip())
+                tree.write(f"{base}/diff.txt", diff + "\n")
+                for name, text in sorted(dev.remediation.items()):
+                    tree.write(f"{base}/{safe_relpath(name)}", text)
+            except UnsafePath:
+                refused.append(dev.device)
+        tree.write("report.json", render_json(report))
+        tree.write("report.txt", render_text(report))
+    return refused

@@ -1,0 +1,63 @@
+"""Drift as netfab Findings (rule id, severity, message, file), so SARIF uses the same renderer as lint.
+
+Rule ids name the domain area that drifted; the location is the file the running config came from (saved
+copy) or, online, the intended config in the build, so a CI annotation lands on that device's file.
+"""
+
+from __future__ import annotations
+
+import re
+
+from netfab.audit import describe
+from netfab.audit.facts.paths import device_keys
+from netfab.audit.model import AuditReport, DeviceAudit, Drift
+from netfab.core.findings import Finding, Location, Severity
+from netfab.report import RuleInfo
+
+RULES = (
+    RuleInfo("AUDIT-ECN", "ECN marking drift", Severity.ERROR, "ECN/WRED thresholds or marking differ."),
+    RuleInfo("AUDIT-PFC", "PFC drift", Severity.ERROR, "PFC priorities or the PFC watchdog differ from the intent."),
+    RuleInfo("AUDIT-QOS", "QoS drift", Severity.ERROR, "DSCP mapping, trust, queues or scheduling differ."),
+    RuleInfo("AUDIT-HASH", "ECMP hash drift", Severity.ERROR, "ECMP hash fields or seed differ from the intent."),
+    RuleInfo("AUDIT-BGP", "BGP drift", Severity.ERROR, "BGP ASN, neighbors, networks or paths differ."),
+    RuleInfo("AUDIT-INTERFACE", "interface drift", Severity.ERROR, "An interface or its MTU/address differs."),
+    RuleInfo("AUDIT-CONFIG", "config drift", Severity.ERROR, "Configuration netfab renders differs (other lines)."),
+    RuleInfo("AUDIT-UNREADABLE", "not audited", Severity.ERROR, "The running config could not be read or parsed."),
+)
+
+_AREAS = (
+    ("AUDIT-ECN", re.compile(r"\.ecn\b|\becn\.")),
+    ("AUDIT-PFC", re.compile(r"\bpfc|watchdog")),
+    ("AUDIT-HASH", re.compile(r"^hash\.")),
+    ("AUDIT-QOS", re.compile(r"dscp_map|trust|queue\[|scheduler|class|classify|profile\[")),
+    ("AUDIT-BGP", re.compile(r"(^|\.)bgp\.")),
+    ("AUDIT-INTERFACE", re.compile(r"^interface\[[^\]]*\](\.(mtu|address|description))?$")),
+)
+
+
+def area(path: str) -> str:
+    for rule_id, pattern in _AREAS:
+        if pattern.search(path):
+            return rule_id
+    return "AUDIT-CONFIG"
+
+
+def _message(dev: DeviceAudit, d: Drift) -> str:
+    keys = device_keys(d.path)
+    where = f"{dev.device} {keys[-1]}" if keys else dev.device
+    label = describe.label(d.path)
+    return (
+        f"{where}: {label} is {describe.value(d.path, d.actual)}; the intent says "
+        f"{describe.value(d.path, d.intended)} ({d.path})"
+    )
+
+
+def to_findings(report: AuditReport, locations: dict[str, str]) -> list[Finding]:
+    out: list[Finding] = []
+    for dev in sorted(report.devices, key=lambda x: x.device):
+        where = Location(locations.get(dev.device, dev.origin or dev.device))
+        if dev.status == "unreadable":
+            out.append(Finding("AUDIT-UNREADABLE", Severity.ERROR, f"{dev.device}: {dev.error}", where))
+        for d in dev.drifts:
+            out.append(Finding(area(d.path), Severity.ERROR, _message(dev, d), where, path=f"{dev.device}:{d.path}"))
+    return out

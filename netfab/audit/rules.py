@@ -1,0 +1,93 @@
+"""What the audit must not report: sections an operator owns by hand, and device-owned JSON leaves.
+
+The audit runbook (playbooks/audit.yaml) declares them:
+
+    unmanaged:                      # line prefixes of CLI/FRR configs (EOS, NX-OS, Junos, FRR)
+      - "snmp-server "
+    exclude:                        # JSON pointers per platform; '*' matches one path segment
+      sonic: ["/DEVICE_METADATA/localhost/mac"]
+      nvidia_cumulus: ["/system/timezone"]
+
+A line that starts with an unmanaged prefix is dropped with everything nested under it, on both sides, so it
+is neither drift nor part of a remediation. Junos lines match with or without their leading "set ".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field
+
+# Leaves the device owns and netfab never renders. Kept short: everything else netfab renders is compared.
+BUILTIN_EXCLUDES: dict[str, tuple[str, ...]] = {
+    # config_db fields SONiC fills in itself (sonic-device_metadata.yang); netfab renders none of them.
+    "sonic": (
+        "/DEVICE_METADATA/localhost/mac",
+        "/DEVICE_METADATA/localhost/platform",
+        "/DEVICE_METADATA/localhost/hwsku",
+        "/DEVICE_METADATA/localhost/timezone",
+        "/DEVICE_METADATA/localhost/deployment_id",
+    ),
+    "nvidia_cumulus": (),
+}
+
+
+class AuditPlaybook(BaseModel):
+    """playbooks/audit.yaml."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = "drift-audit"
+    parallelism: int = Field(default=32, ge=1, le=1000)
+    """Devices collected at once (online)."""
+    unmanaged: list[str] = Field(default_factory=list)
+    exclude: dict[str, list[str]] = Field(default_factory=dict)
+    deploy_playbook: str | None = None
+    """Staging playbook for --remediate (default: playbooks/deploy.yaml)."""
+
+
+def load_audit_playbook(path: Path) -> AuditPlaybook:
+    with path.open(encoding="utf-8") as fh:
+        data = yaml.safe_load(fh) or {}
+    return AuditPlaybook.model_validate(data)
+
+
+@dataclass(frozen=True)
+class AuditRules:
+    unmanaged: tuple[str, ...] = ()
+    excludes: dict[str, tuple[tuple[str, ...], ...]] = field(default_factory=dict)
+    """Per platform: pointers split into segments ('*' = any one segment)."""
+
+    @classmethod
+    def from_playbook(cls, book: AuditPlaybook | None) -> AuditRules:
+        extra = book.exclude if book else {}
+        excludes: dict[str, tuple[tuple[str, ...], ...]] = {}
+        for platform in set(BUILTIN_EXCLUDES) | set(extra):
+            pointers = [*BUILTIN_EXCLUDES.get(platform, ()), *extra.get(platform, [])]
+            excludes[platform] = tuple(split_pointer(p) for p in pointers)
+        return cls(tuple(p for p in (book.unmanaged if book else []) if p.strip()), excludes)
+
+    def line_unmanaged(self, stripped: str) -> bool:
+        if not self.unmanaged:
+            return False
+        bare = stripped[4:] if stripped.startswith("set ") else stripped
+        return stripped.startswith(self.unmanaged) or bare.startswith(self.unmanaged)
+
+    def pointer_excluded(self, platform: str, segments: tuple[str, ...]) -> bool:
+        for rule in self.excludes.get(platform, ()):
+            if len(segments) >= len(rule) and all(r in ("*", s) for r, s in zip(rule, segments, strict=False)):
+                return True
+        return False
+
+
+def split_pointer(pointer: str) -> tuple[str, ...]:
+    """RFC 6901: '/a/b~1c' -> ('a', 'b/c')."""
+    if not pointer.startswith("/"):
+        raise ValueError(f"JSON pointer {pointer!r} must start with '/'")
+    return tuple(p.replace("~1", "/").replace("~0", "~") for p in pointer[1:].split("/"))
+
+
+def join_pointer(segments: tuple[str, ...] | list[str]) -> str:
+    return "".join("/" + str(s).replace("~", "~0").replace("/", "~1") for s in segments)

@@ -1,0 +1,246 @@
+"""`netfab audit`: running vs intended, structurally, with fleet-grouped drift and per-device remediation.
+
+Exit codes: 0 in sync (or every drifted device remediated and re-audited clean with --remediate),
+1 drift, 2 unreadable input or usage (a device that could not be read counts: the audit is incomplete),
+3 internal error.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import typer
+
+from netfab.core.exitcodes import ExitCode
+
+if TYPE_CHECKING:  # heavy modules load inside the verb (CLI start-up stays fast)
+    from netfab.audit.model import AuditReport, Collected
+    from netfab.audit.rules import AuditRules
+    from netfab.design.plan import FabricPlan
+
+
+def _fail(message: str) -> typer.Exit:
+    from netfab.cli.pipeline import err_console
+
+    err_console.print(f"netfab audit: {message}", markup=False, highlight=False)
+    return typer.Exit(ExitCode.USAGE)
+
+
+def _default_playbook(name: str, given: Path | None) -> Path:
+    from netfab.core.paths import playbooks_dir
+
+    if given is not None:
+        return given
+    local = Path("playbooks") / name
+    return local if local.is_file() else playbooks_dir() / name
+
+
+def _progress() -> Any:
+    """A transient bar on stderr; nothing when stderr is not a terminal (CI logs stay clean)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from netfab.cli.pipeline import err_console
+
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err_console,
+        transient=True,
+        disable=not err_console.is_terminal,
+    )
+
+
+def audit(
+    intent: list[Path] = typer.Argument(..., help="Intent file(s) or directory.", show_default=False),
+    from_dir: Path | None = typer.Option(
+        None, "--from-dir", help="Audit saved running configs DIR/<device>.<ext> (and <device>.state.json for frr)."
+    ),
+    lab: str | None = typer.Option(None, "--lab", help="Audit the running lab with this prefix."),
+    inventory: list[Path] = typer.Option([], "--inventory", help="Inventory override directories (hosts.yaml)."),
+    output_format: str = typer.Option("text", "--format", help="text, json, junit, sarif or markdown."),
+    output: Path | None = typer.Option(None, "--output", help="Write the report here instead of stdout."),
+    remediate: bool = typer.Option(False, "--remediate", help="Deploy the intended config to drifted devices."),
+    playbook: Path | None = typer.Option(
+        None, "--playbook", help="Audit runbook: unmanaged sections, JSON excludes (default playbooks/audit.yaml)."
+    ),
+    deploy_playbook: Path | None = typer.Option(
+        None, "--deploy-playbook", help="Staging playbook for --remediate (default playbooks/deploy.yaml)."
+    ),
+    out_dir: Path | None = typer.Option(
+        None, "--out", help="Audit dir for diffs and remediation (build/<fabric>/audit)."
+    ),
+    build_root: Path = typer.Option(Path("build"), "--build", help="Build output root."),
+    runs: Path = typer.Option(Path("runs"), "--runs", help="Where --remediate keeps its run journal."),
+    limit: str | None = typer.Option(None, "--limit", help="Only devices whose name matches this glob."),
+    workers: int | None = typer.Option(None, "--workers", help="CPU workers comparing configs (default: all cores)."),
+    confirm_timeout: int | None = typer.Option(None, "--confirm-timeout", help="Remediation confirm timer, seconds."),
+) -> None:
+    """Compare what runs with what the intent renders: drift grouped across the fleet, the platform's own diff
+    per device, remediation files; --remediate pushes the intended config to drifted devices (commit-confirmed)."""
+    from netfab.audit.report import FORMATS
+
+    if output_format not in FORMATS:
+        raise _fail(f"unknown format {output_format!r}; choose one of {', '.join(FORMATS)}")
+    if from_dir is not None and (lab is not None or remediate):
+        raise _fail("--from-dir audits saved files: it cannot be combined with --lab or --remediate")
+    if from_dir is not None and not from_dir.is_dir():
+        raise _fail(f"--from-dir {from_dir}: not a directory")
+    from pydantic import ValidationError
+    from yaml import YAMLError
+
+    from netfab.audit.rules import AuditRules, load_audit_playbook
+
+    book_path = _default_playbook("audit.yaml", playbook)
+    try:
+        book = load_audit_playbook(book_path)
+        rules = AuditRules.from_playbook(book)
+    except (OSError, YAMLError, ValidationError, ValueError) as exc:
+        raise _fail(f"cannot use audit runbook {book_path}: {exc}") from None
+
+    from netfab.cli.pipeline import err_console, load_plan
+
+    plan = load_plan(intent, lab=lab is not None).plan
+    names = [d for d in plan.devices if limit is None or fnmatchcase(d, limit)]
+    if not names:
+        raise _fail(f"--limit {limit!r} matches no device")
+    where = _Where(lab, list(inventory), build_root, book.parallelism, workers)
+    started = time.perf_counter()
+    report = _run(plan, names, rules, from_dir, where)
+    report.seconds = time.perf_counter() - started  # collection included: what an operator waits for
+    if remediate and report.drifted:
+        staging = deploy_playbook or (Path(book.deploy_playbook) if book.deploy_playbook else None)
+        _remediate(report, plan, rules, where, _default_playbook("deploy.yaml", staging), runs, intent, confirm_timeout)
+
+    from netfab.audit.output import write_audit_dir
+    from netfab.audit.report import render
+    from netfab.render.writer import atomic_write_text
+
+    for name in write_audit_dir(report, out_dir or build_root / plan.name / "audit"):
+        err_console.print(f"netfab audit: {name!r} cannot be a directory name; its files were not written")
+    text = render(output_format, report)
+    if output is not None:
+        atomic_write_text(output, text)
+    else:
+        sys.stdout.write(text)
+    raise typer.Exit(_exit_code(report))
+
+
+def _exit_code(report: AuditReport) -> ExitCode:
+    if report.unreadable:
+        return ExitCode.USAGE
+    outcome = report.remediation_outcome
+    if report.drifted and not (outcome and outcome.get("ok") and not outcome.get("still_drifted")):
+        return ExitCode.FINDINGS
+    return ExitCode.OK
+
+
+@dataclass(frozen=True)
+class _Where:
+    """How to reach the devices (online) and where the build lives."""
+
+    lab: str | None
+    inventory: list[Path]
+    build_root: Path
+    parallelism: int
+    workers: int | None
+
+
+def _run(plan: FabricPlan, names: list[str], rules: AuditRules, from_dir: Path | None, where: _Where) -> AuditReport:
+    from netfab.audit.engine import Source, run_audit
+    from netfab.audit.facts import primary_suffix
+    from netfab.deploy.credentials import Credentials
+
+    if from_dir is not None:
+        source = Source(saved_dir=from_dir, secrets=Credentials.from_env().secrets())
+        description = f"saved configs in {from_dir}"
+    else:
+        collected, secrets = _collect(plan, names, where)
+        source = Source(collected=collected, secrets=secrets)
+        description = f"lab {where.lab} over SSH" if where.lab else "the devices over SSH"
+    with _progress() as progress:
+        bar = progress.add_task("comparing", total=len(names))
+        report = run_audit(plan, names, source, rules, description, where.workers, lambda n: progress.advance(bar, n))
+    for dev in report.devices:
+        if from_dir is not None and dev.origin:
+            report.locations[dev.device] = dev.origin
+        else:
+            suffix = primary_suffix(plan.devices[dev.device].platform)
+            report.locations[dev.device] = str(where.build_root / plan.name / "configs" / f"{dev.device}{suffix}")
+    return report
+
+
+def _nornir(plan: FabricPlan, where: _Where) -> tuple[Any, tuple[str, ...]]:
+    from netfab.deploy.inventory import InventoryError, build_nornir, load_inventory_data
+    from netfab.deploy.target import resolve_target
+    from netfab.render.build import build as run_build
+
+    if not (where.build_root / plan.name / "inventory" / "hosts.yaml").is_file():
+        run_build(plan, where.build_root)
+    target = resolve_target(plan, where.build_root, where.lab, where.inventory)
+    try:
+        hosts, groups = load_inventory_data(target.generated_inventory, target.overrides)
+    except InventoryError as exc:
+        raise _fail(str(exc)) from None
+    nr = build_nornir(hosts, groups, target.credentials, workers=where.parallelism)
+    return nr, target.credentials.secrets()
+
+
+def _collect(plan: FabricPlan, names: list[str], where: _Where) -> tuple[dict[str, Collected], tuple[str, ...]]:
+    from netfab.audit.collect import collect_online
+
+    nr, secrets = _nornir(plan, where)
+    with _progress() as progress:
+        bar = progress.add_task("collecting", total=len(names))
+        collected = collect_online(nr, plan, names, secrets, on_device=lambda _: progress.advance(bar))
+    return collected, secrets
+
+
+def _remediate(
+    report: AuditReport,
+    plan: FabricPlan,
+    rules: AuditRules,
+    where: _Where,
+    staging: Path,
+    runs: Path,
+    intent: list[Path],
+    confirm_timeout: int | None,
+) -> None:
+    from netfab.audit.apply import remediate
+    from netfab.audit.collect import collect_online
+    from netfab.audit.engine import Source, audit_devices
+    from netfab.cli.pipeline import err_console
+
+    drifted = [d.device for d in report.drifted]
+    nr, secrets = _nornir(plan, where)
+    err_console.print(f"remediating {len(drifted)} drifted devices through the staged deploy ({staging})")
+
+    def on_event(kind: str, who: str, message: str) -> None:
+        if kind != "diff":
+            err_console.print(f"[{kind}] {who}: {message}", markup=False, highlight=False)
+
+    try:
+        run = remediate(report, plan, nr, staging, runs, [str(p) for p in intent], secrets, confirm_timeout, on_event)
+    except (OSError, ValueError) as exc:  # an unreadable staging playbook is a usage error
+        raise _fail(f"cannot remediate with {staging}: {exc}") from None
+    outcome = run.as_dict()
+    # Prove it: collect and audit the remediated devices again.
+    nr, secrets = _nornir(plan, where)
+    again = collect_online(nr, plan, drifted, secrets)
+    rechecked = audit_devices([plan.devices[n] for n in drifted], Source(collected=again), rules, where.workers)
+    outcome["still_drifted"] = sorted(d.device for d in rechecked if d.status != "in_sync")
+    if outcome["still_drifted"]:
+        outcome["message"] += f"; still drifted after remediation: {', '.join(outcome['still_drifted'])}"
+    else:
+        outcome["message"] += f"; re-audit: all {len(drifted)} remediated devices in sync"
+    report.remediation_outcome = outcome
+
+
+def register(app: typer.Typer) -> None:
+    app.command("audit")(audit)
