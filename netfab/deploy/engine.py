@@ -132,9 +132,10 @@ class Deployer:
         diff = conn.compare_config()
         self.diffs[name] = diff
         self.journal.device_file(name, "diff.txt", diff)
-        if diff.strip():
-            # Shown before anything is committed, redacted exactly as the journal stores it.
-            self.emit("diff", name, self.journal.read_device_file(name, "diff.txt") or "")
+        if diff.strip() and self._on_event is not None:
+            # Shown before anything is committed, redacted exactly as the journal stores it (redacted in
+            # memory: reading diff.txt back cost a file read per device).
+            self.emit("diff", name, self.journal.redact(diff))
         self.journal.record.devices[name].diff_lines = len(diff.splitlines())
         if self.dry_run or not diff.strip():
             conn.discard_config()
