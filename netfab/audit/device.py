@@ -39,12 +39,20 @@ def intended_files(dev: DevicePlan) -> dict[str, str]:
 
 
 def audit_device(dev: DevicePlan, collected: Collected, rules: AuditRules) -> DeviceAudit:
-    out = DeviceAudit(dev.name, dev.platform, "in_sync", origin=collected.origin)
+    if collected.error is not None:
+        return DeviceAudit(dev.name, dev.platform, "unreadable", error=collected.error, origin=collected.origin)
+    return audit_texts(dev.name, dev.platform, intended_files(dev), collected, rules)
+
+
+def audit_texts(
+    device: str, platform: str, intended: dict[str, str], collected: Collected, rules: AuditRules
+) -> DeviceAudit:
+    """The audit of one device from its intended files (by suffix) and what was collected from it."""
+    out = DeviceAudit(device, platform, "in_sync", origin=collected.origin)
     if collected.error is not None:
         out.status, out.error = "unreadable", collected.error
         return out
-    intended = intended_files(dev)
-    for part in parts_of(dev.platform):
+    for part in parts_of(platform):
         text = intended.get(part.suffix)
         if text is None:
             continue
@@ -57,9 +65,9 @@ def audit_device(dev: DevicePlan, collected: Collected, rules: AuditRules) -> De
                 out.notes.append(f"{part.suffix} not collected: that part was not audited")
                 continue
             if part.kind == "cli":
-                _cli_part(out, dev, part, running, text, rules)
+                _cli_part(out, platform, part, running, text, rules)
             else:
-                _json_part(out, dev, part, running, text, rules)
+                _json_part(out, platform, part, running, text, rules)
         except Unreadable as exc:
             out.status, out.error = "unreadable", f"running {part.suffix}: {exc}"
             return out
@@ -71,7 +79,7 @@ def _prefixed(facts: Facts, prefix: str) -> Facts:
     return {f"{prefix}{k}": v for k, v in facts.items()} if prefix else facts
 
 
-def _cli_part(out: DeviceAudit, dev: DevicePlan, part: Part, running: str, intended: str, rules: AuditRules) -> None:
+def _cli_part(out: DeviceAudit, platform: str, part: Part, running: str, intended: str, rules: AuditRules) -> None:
     assert part.dialect is not None
     try:
         have = parse_cli(part.driver, part.dialect, running, rules)
@@ -89,14 +97,14 @@ def _cli_part(out: DeviceAudit, dev: DevicePlan, part: Part, running: str, inten
         return
     out.drifts.extend(drifts)
     if part.driver == "frr":
-        raw, files = frr_fix.remediate(have, want, intended, "frr" if dev.platform == "frr" else "bgp-frr")
+        raw, files = frr_fix.remediate(have, want, intended, "frr" if platform == "frr" else "bgp-frr")
     else:
-        raw, files = cli_fix.remediate(dev.name, dev.platform, have, want)
+        raw, files = cli_fix.remediate(out.device, platform, have, want)
     out.raw.append(raw)
     out.remediation.update(files)
 
 
-def _json_part(out: DeviceAudit, dev: DevicePlan, part: Part, running: str, intended: str, rules: AuditRules) -> None:
+def _json_part(out: DeviceAudit, platform: str, part: Part, running: str, intended: str, rules: AuditRules) -> None:
     module = part.module
     try:
         have: Any = module.parse(running)
@@ -106,7 +114,7 @@ def _json_part(out: DeviceAudit, dev: DevicePlan, part: Part, running: str, inte
     managed = jt.managed_roots(want, module.SHARED_ROOTS)
 
     def excluded(segs: jt.Segments) -> bool:
-        return rules.pointer_excluded(dev.platform, segs)
+        return rules.pointer_excluded(platform, segs)
 
     actual, outside = jt.extract(have, module.SHAPE, managed, excluded)
     drifts = compare(actual, jt.extract(want, module.SHAPE, managed, excluded)[0], NO_DEFAULTS)
@@ -115,7 +123,7 @@ def _json_part(out: DeviceAudit, dev: DevicePlan, part: Part, running: str, inte
     if not drifts:
         return
     out.drifts.extend(drifts)
-    if dev.platform == "sonic":
+    if platform == "sonic":
         raw, files = sonic_fix.remediate(have, want, excluded)
     else:
         raw, files = nvue_fix.remediate(have, want, lambda s: managed(s) and not excluded(s))
