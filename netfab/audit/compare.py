@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from netfab.audit import describe
 from netfab.audit.facts.paths import under
 from netfab.audit.model import PRESENT, Drift, Facts, FactValue
 
@@ -55,5 +56,5 @@ def fold_containers(drifts: list[Drift]) -> list[Drift]:
             continue
         value = d.intended if d.intended is not None else d.actual
         if value is not None and value != PRESENT:
-            folded[owner].append(f"{d.path[len(owner) + 1 :]} {value}")
+            folded[owner].append(f"{d.path[len(owner) + 1 :]} {describe.value(d.path, value)}")
     return [Drift(d.path, d.actual, d.intended, tuple(folded[d.path])) if d.path in folded else d for d in kept]

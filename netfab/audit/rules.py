@@ -54,20 +54,24 @@ def load_audit_playbook(path: Path) -> AuditPlaybook:
     return AuditPlaybook.model_validate(data)
 
 
+def _excludes(extra: dict[str, list[str]]) -> dict[str, tuple[tuple[str, ...], ...]]:
+    return {
+        platform: tuple(split_pointer(p) for p in (*BUILTIN_EXCLUDES.get(platform, ()), *extra.get(platform, [])))
+        for platform in set(BUILTIN_EXCLUDES) | set(extra)
+    }
+
+
 @dataclass(frozen=True)
 class AuditRules:
     unmanaged: tuple[str, ...] = ()
-    excludes: dict[str, tuple[tuple[str, ...], ...]] = field(default_factory=dict)
-    """Per platform: pointers split into segments ('*' = any one segment)."""
+    excludes: dict[str, tuple[tuple[str, ...], ...]] = field(default_factory=lambda: _excludes({}))
+    """Per platform: pointers split into segments ('*' = any one segment); the built-ins always apply."""
 
     @classmethod
     def from_playbook(cls, book: AuditPlaybook | None) -> AuditRules:
-        extra = book.exclude if book else {}
-        excludes: dict[str, tuple[tuple[str, ...], ...]] = {}
-        for platform in set(BUILTIN_EXCLUDES) | set(extra):
-            pointers = [*BUILTIN_EXCLUDES.get(platform, ()), *extra.get(platform, [])]
-            excludes[platform] = tuple(split_pointer(p) for p in pointers)
-        return cls(tuple(p for p in (book.unmanaged if book else []) if p.strip()), excludes)
+        if book is None:
+            return cls()
+        return cls(tuple(p for p in book.unmanaged if p.strip()), _excludes(book.exclude))
 
     def line_unmanaged(self, stripped: str) -> bool:
         if not self.unmanaged:

@@ -49,7 +49,7 @@ NXOS = Dialect(
     # "!Command: show running-config", "!Time: ..." are comments; "version 10.2(5) Bios: ..." is the image
     drop_prefix=("version ", "Building configuration", "Current configuration"),
 )
-JUNOS = Dialect(comment=("#",), flat=True)
+JUNOS = Dialect(comment=("#",), drop_prefix=("set version ",), flat=True)  # "version 23.4R1;" is the image
 FRR = Dialect(
     comment=("!",),
     drop_exact=frozenset({"end", "exit", "exit-address-family", "exit-vrf", "exit-vni", "quit"}),
@@ -108,6 +108,8 @@ def _clean_flat(text: str, dialect: Dialect, rules: AuditRules) -> Cleaned:
     for line in body:
         stripped = " ".join(line.split())
         if not stripped or stripped.startswith(dialect.comment) or rules.line_unmanaged(stripped):
+            continue
+        if dialect.drop_prefix and stripped.startswith(dialect.drop_prefix):
             continue
         if stripped not in seen:
             seen.add(stripped)

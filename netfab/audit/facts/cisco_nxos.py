@@ -69,11 +69,13 @@ RULES = (
          lambda g: [(f"classify[{g[0]}].class[{g[1]}].qos_group", int(g[2]))]),
     # network-qos: MTU per system class, PFC (no-drop) priorities
     rule([_NQ], lambda g: [(f"policy[{g[0]}]", PRESENT)]),
+    rule([_NQ, _NQCLASS], lambda g: [(f"policy[{g[0]}].queue[{_q(g[1])}]", PRESENT)]),
     rule([_NQ, _NQCLASS, r"mtu (\d+)"], lambda g: [(f"policy[{g[0]}].queue[{_q(g[1])}].mtu", int(g[2]))]),
     rule([_NQ, _NQCLASS, r"pause pfc-cos ([\d ]+)"],
          lambda g: [(f"policy[{g[0]}].pfc.priorities", Acc(int(p))) for p in g[2].split()]),
     # queuing: DWRR share, strict priority, ECN
     rule([_QUEUING], lambda g: [(f"policy[{g[0]}]", PRESENT)]),
+    rule([_QUEUING, _QCLASS], lambda g: [(f"policy[{g[0]}].queue[{_q(g[1])}]", PRESENT)]),
     rule([_QUEUING, _QCLASS, r"bandwidth remaining percent (\d+)"],
          lambda g: [(f"policy[{g[0]}].queue[{_q(g[1])}].scheduling", "dwrr"),
                     (f"policy[{g[0]}].queue[{_q(g[1])}].weight", int(g[2]))]),

@@ -105,7 +105,7 @@ _AVPKT = re.compile(r'AVPKT="\$\{NETFAB_ECN_AVPKT:-(\d+)\}"')
 _DRAIN = re.compile(r"pps\(\) \{ echo \$\(\(\$\{SHAPE_MBIT:-\$1\} \* 1000000 \* (\d+) / 100 / 8 / AVPKT\)\); \}")
 _NFT_LIMIT = re.compile(r"limit pq(\d+)_(\S+) \{ rate over \$\(pps (\d+)\)/second burst \$\(pkts (\d+)\) packets \}")
 _NFT_DSCP = re.compile(r"ip dscp \{ ([\d, ]+) \} .*@pq(\d+)")
-_RED = re.compile(r"set -- red limit (\d+) min (\d+) max (\d+) .*? probability (\S+)")
+_RED = re.compile(r"set -- red limit (\d+) min (\d+) max (\d+) .*?\s+probability (\S+)")
 
 
 @dataclass(frozen=True)
