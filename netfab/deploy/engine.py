@@ -116,9 +116,13 @@ class Deployer:
         name = task.host.name
         conn = _conn(task)
         if _has_pending_commit(conn):
-            # Left over from an interrupted run: put the device back to its pre-commit state first.
-            conn.rollback()
-            self.emit("device", name, "rolled back a pending commit left by an interrupted run")
+            if self.dry_run:
+                # Fix: a dry run changes nothing, not even this; the diff is against what runs right now.
+                self.emit("device", name, "has a pending commit (an interrupted run?): left alone in a dry run")
+            else:
+                # Left over from an interrupted run: put the device back to its pre-commit state first.
+                conn.rollback()
+                self.emit("device", name, "rolled back a pending commit left by an interrupted run")
         before = conn.get_config(retrieve="running")["running"]
         self.before[name] = before
         self.journal.device_file(name, "before.conf", before)

@@ -244,6 +244,14 @@ def test_dry_run_diffs_and_journals_but_never_commits(rig: Rig) -> None:
         assert "+   mtu 9216" in (rig.journal.dir / "devices" / n / "diff.txt").read_text()  # type: ignore[union-attr]
 
 
+def test_dry_run_leaves_a_pending_commit_alone(rig: Rig) -> None:
+    leaf1 = rig.dev("leaf1")
+    leaf1.rollback_point, leaf1.running, leaf1.pending = leaf1.running, NEW.format(name="leaf1"), True
+    out = rig.deployer(two_waves(), dry_run=True).run(two_waves())
+    assert out.ok and "rollback" not in leaf1.calls and leaf1.pending  # its own timer still decides
+    assert any("left alone in a dry run" in m for k, w, m in rig.events if w == "leaf1")
+
+
 def test_in_sync_device_is_not_committed(rig: Rig) -> None:
     configs = {n: NEW.format(name=n) for n in rig.names} | {"leaf2": BASE.format(name="leaf2")}
     out = rig.deployer(two_waves(), configs=configs).run(two_waves())
