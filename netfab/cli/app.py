@@ -63,13 +63,10 @@ def main() -> None:
         typer.echo("interrupted", err=True)
         sys.exit(130)
     except Exception as exc:
-        import click
-
-        if isinstance(exc, click.exceptions.UsageError):
-            exc.show()
-            sys.exit(ExitCode.USAGE)
-        if isinstance(exc, click.exceptions.ClickException):
-            exc.show()
+        # Argument and usage errors from click, which newer typer releases vendor (typer._click) instead of
+        # depending on it: matched by class name so either layout works.
+        if any(cls.__name__ == "ClickException" for cls in type(exc).__mro__):
+            exc.show()  # type: ignore[attr-defined]
             sys.exit(ExitCode.USAGE)
         if os.environ.get("NETFAB_DEBUG"):
             raise

@@ -7,30 +7,27 @@ as netfab/_templates and netfab/_playbooks (see pyproject.toml). Capability data
 from __future__ import annotations
 
 from functools import cache
-from importlib import resources
 from pathlib import Path
 
-_REPO_ROOT = Path(__file__).resolve().parents[2]
+_PACKAGE = Path(__file__).resolve().parents[1]
+_REPO_ROOT = _PACKAGE.parent
 
 
-def _data_dir(package: str, checkout_dir: str) -> Path:
-    try:
-        candidate = Path(str(resources.files(package)))
-        if candidate.is_dir():
-            return candidate
-    except ModuleNotFoundError:
-        pass
-    return _REPO_ROOT / checkout_dir
+def _data_dir(installed: str, checkout_dir: str) -> Path:
+    # Plain directory checks, not importlib.resources: the data dirs have no __init__.py, so resources hands
+    # back a namespace MultiplexedPath that is not a filesystem path.
+    candidate = _PACKAGE / installed
+    return candidate if candidate.is_dir() else _REPO_ROOT / checkout_dir
 
 
 @cache
 def templates_dir() -> Path:
-    return _data_dir("netfab._templates", "templates")
+    return _data_dir("_templates", "templates")
 
 
 @cache
 def playbooks_dir() -> Path:
-    return _data_dir("netfab._playbooks", "playbooks")
+    return _data_dir("_playbooks", "playbooks")
 
 
 @cache
