@@ -316,6 +316,7 @@ class Deployer:
                 outcome.message = "dry run: nothing changed" if self.dry_run else "all waves confirmed"
         finally:
             self.nr.close_connections(on_good=True, on_failed=True)
+            self.journal.flush()  # every device file on disk when run() returns
         return outcome
 
 

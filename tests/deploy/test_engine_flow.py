@@ -26,7 +26,7 @@ from netfab.deploy import connection, engine
 from netfab.deploy.credentials import Credentials
 from netfab.deploy.engine import Deployer, DeployOutcome, DeviceArtifacts
 from netfab.deploy.inventory import build_nornir
-from netfab.deploy.journal import DeviceRecord, Journal, RunRecord, interrupted_runs, load_run
+from netfab.deploy.journal import DeviceRecord, Journal, JournalError, RunRecord, interrupted_runs, load_run
 from netfab.deploy.waves import Wave
 from netfab.verify.results import CheckResult
 
@@ -384,6 +384,16 @@ def test_concurrent_state_changes_are_all_readable_after_a_kill(rig: Rig) -> Non
         t.join()
     # No journal.save() after the changes (the process "died"): every device still reads back committed.
     assert {d.state for d in load_run(rig.root, "fab", "run1").record.devices.values()} == {"committed"}
+
+
+def test_an_unwritable_journal_stops_the_rollout_before_any_commit(rig: Rig) -> None:
+    deployer = rig.deployer(two_waves())
+    (deployer.journal.dir / "devices").write_text("not a directory")  # every device file write fails
+    with pytest.raises(JournalError, match="cannot write the run journal"):
+        deployer.run(two_waves())
+    # The backups could not be stored, so nothing was committed (the stage boundary waits for them).
+    assert all("commit_config" not in rig.dev(n).calls for n in rig.names)
+    assert all(rig.dev(n).calls[-1] == "close" for n in ("leaf1", "leaf2", "leaf3"))
 
 
 # --- drivers without a device-side timer (NAPALM nxos) ------------------------------------------------------
