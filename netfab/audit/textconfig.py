@@ -68,33 +68,37 @@ class Cleaned:
 def clean(text: str, dialect: Dialect, rules: AuditRules) -> Cleaned:
     if dialect.flat:
         return _clean_flat(text, dialect, rules)
+    # The hot loop of the fleet audit (every line of both configs of every device): locals only.
     out: list[tuple[int, str]] = []
     canonical: set[str] = set()
     stack: list[tuple[int, str]] = []  # (indent, lineage) of the open sections
-    skip_below: int | None = None  # indent of an unmanaged section being skipped
-    comment, drop_exact, drop_prefix = dialect.comment, dialect.drop_exact, dialect.drop_prefix
+    skip_below = -1  # indent of an unmanaged section being skipped (-1: none)
+    comment, drop_exact, drop_prefix = dialect.comment, dialect.drop_exact, dialect.drop_prefix or None
+    unmanaged = rules.line_unmanaged if rules.unmanaged else None
+    add, append, push, pop = canonical.add, out.append, stack.append, stack.pop
     for raw in text.splitlines():
-        stripped = raw.strip()
-        if not stripped or stripped.startswith(comment):
+        lstripped = raw.lstrip()
+        if not lstripped or lstripped.startswith(comment):
             continue
-        indent = len(raw) - len(raw.lstrip())
-        if skip_below is not None:
+        indent = len(raw) - len(lstripped)
+        if skip_below >= 0:
             if indent > skip_below:
                 continue
-            skip_below = None
+            skip_below = -1
+        stripped = lstripped.rstrip()
         if stripped in drop_exact or (drop_prefix and stripped.startswith(drop_prefix)):
             continue
         if "  " in stripped or "\t" in stripped:
             stripped = " ".join(stripped.split())
-        if rules.line_unmanaged(stripped):
+        if unmanaged is not None and unmanaged(stripped):
             skip_below = indent
             continue
         while stack and stack[-1][0] >= indent:
-            stack.pop()
+            pop()
         lineage = f"{stack[-1][1]}{SEP}{stripped}" if stack else stripped
-        canonical.add(lineage)
-        out.append((len(stack), stripped))
-        stack.append((indent, lineage))
+        add(lineage)
+        append((len(stack), stripped))
+        push((indent, lineage))
     return Cleaned(tuple(out), frozenset(canonical))
 
 
@@ -115,6 +119,18 @@ def _clean_flat(text: str, dialect: Dialect, rules: AuditRules) -> Cleaned:
             seen.add(stripped)
             out.append((0, stripped))
     return Cleaned(tuple(out), frozenset(seen))
+
+
+def to_tree(cleaned: Cleaned) -> dict[str, dict]:  # type: ignore[type-arg]
+    """The cleaned lines as nested dicts (text -> children). Facts are walked from this: it holds exactly
+    what the hier_config tree holds, at a tenth of the cost (hier_config builds ~10 us objects per line)."""
+    root: dict[str, dict] = {}  # type: ignore[type-arg]
+    stack: list[dict[str, dict]] = [root]  # type: ignore[type-arg]
+    for depth, text in cleaned.lines:
+        del stack[depth + 1 :]
+        parent = stack[min(depth, len(stack) - 1)]
+        stack.append(parent.setdefault(text, {}))
+    return root
 
 
 def to_hconfig(cleaned: Cleaned, driver: HConfigDriverBase) -> HConfig:

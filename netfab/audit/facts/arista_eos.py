@@ -11,7 +11,7 @@ from __future__ import annotations
 from hier_config import HConfig
 
 from netfab.audit.facts.cli import Defaults
-from netfab.audit.facts.clitree import Acc, extract, rule, scope, to_bytes
+from netfab.audit.facts.clitree import Acc, Tree, extract, rule, scope, to_bytes
 from netfab.audit.model import PRESENT, Facts
 from netfab.render.environment import platform_data
 
@@ -131,5 +131,5 @@ DEFAULTS = Defaults.of(
 )
 
 
-def facts(tree: HConfig) -> Facts:
+def facts(tree: Tree | HConfig) -> Facts:
     return extract(tree, RULES, SCOPES)

@@ -14,7 +14,7 @@ import re
 from hier_config import HConfig
 
 from netfab.audit.facts.cli import Defaults
-from netfab.audit.facts.clitree import Acc, extract, rule, scope, to_bytes
+from netfab.audit.facts.clitree import Acc, Tree, extract, rule, scope, to_bytes
 from netfab.audit.model import PRESENT, Facts
 
 _BGP = r"router bgp \d+"
@@ -128,7 +128,7 @@ _CLASS_DSCP = re.compile(r"class_map\[([^\]]*)\]\.dscp")
 _CLASS_GROUP = re.compile(r"classify\[[^\]]*\]\.class\[([^\]]*)\]\.qos_group")
 
 
-def facts(tree: HConfig) -> Facts:
+def facts(tree: Tree | HConfig) -> Facts:
     out = extract(tree, RULES, SCOPES)
     # DSCP -> queue through the class names: what the switch does, not what the classes are called
     groups = {m.group(1): v for k, v in out.items() if (m := _CLASS_GROUP.fullmatch(k))}

@@ -10,7 +10,7 @@ from hier_config import HConfig
 
 from netfab.audit.hconfig import driver_for
 from netfab.audit.rules import AuditRules
-from netfab.audit.textconfig import Cleaned, Dialect, clean, to_hconfig
+from netfab.audit.textconfig import Cleaned, Dialect, clean, to_hconfig, to_tree
 
 
 @dataclass
@@ -25,7 +25,13 @@ class CliConfig:
 
     @cached_property
     def tree(self) -> HConfig:
+        """The hier_config tree: built only where remediation or a unified diff needs it."""
         return to_hconfig(self.cleaned, driver_for(self.driver))
+
+    @cached_property
+    def lines(self) -> dict[str, dict]:  # type: ignore[type-arg]
+        """The same lines as nested dicts, for fact extraction."""
+        return to_tree(self.cleaned)
 
 
 def parse_cli(driver: str, dialect: Dialect, text: str, rules: AuditRules) -> CliConfig:

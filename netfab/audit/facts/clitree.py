@@ -27,6 +27,8 @@ class Acc:
 
 
 Emitted = Iterable[tuple[str, FactValue | Acc]]
+Tree = dict[str, "Tree"]
+"""A config as nested dicts: line text -> its children (insertion-ordered; repeated sections merged)."""
 
 
 @dataclass(frozen=True)
@@ -34,10 +36,20 @@ class LineRule:
     lineage: tuple[re.Pattern[str], ...]
     emit: Callable[[tuple[str, ...]], Emitted]
     """Gets the regex groups of every level, in order."""
+    prefixes: tuple[str, ...] = ()
+    """Each level's literal head ("interface ", "set interfaces "): a cheap startswith before the regex."""
+
+
+_META = re.compile(r"[\\()\[\].*+?{}|^$]")
+
+
+def _literal_head(pattern: str) -> str:
+    m = _META.search(pattern)
+    return pattern if m is None else pattern[: m.start()]
 
 
 def rule(levels: Sequence[str], emit: Callable[[tuple[str, ...]], Emitted]) -> LineRule:
-    return LineRule(tuple(re.compile(level) for level in levels), emit)
+    return LineRule(tuple(re.compile(level) for level in levels), emit, tuple(_literal_head(lv) for lv in levels))
 
 
 @dataclass(frozen=True)
@@ -51,6 +63,26 @@ class Scope:
 
 def scope(pattern: str, prefix: str) -> Scope:
     return Scope(re.compile(pattern), prefix)
+
+
+# (the candidate rules, depth, line) -> which of them match and their groups. Lines repeat across ports and
+# across devices ("mtu 9216", "no switchport"): matching each distinct line once per rule set is what keeps
+# fact extraction at a few ms for a 2,000-line spine. Process-wide, bounded.
+_MATCHES: dict[tuple[tuple[int, ...], int, str], list[tuple[int, tuple[str, ...]]]] = {}
+_MATCHES_MAX = 200_000
+
+
+def _match(
+    candidates: list[tuple[LineRule, tuple[str, ...]]], depth: int, text: str
+) -> list[tuple[int, tuple[str, ...]]]:
+    hits = []
+    for index, (line_rule, _) in enumerate(candidates):
+        if not text.startswith(line_rule.prefixes[depth]):
+            continue
+        m = line_rule.lineage[depth].fullmatch(text)
+        if m is not None:
+            hits.append((index, m.groups()))
+    return hits
 
 
 @dataclass
@@ -69,30 +101,33 @@ class _Walk:
 
     def walk(
         self,
-        node: HConfig | HConfigChild,
+        node: Tree,
         depth: int,
         candidates: list[tuple[LineRule, tuple[str, ...]]],
         lineage: tuple[str, ...],
     ) -> None:
-        for child in node.children:
-            text = child.text
+        rules_key = tuple(id(r) for r, _ in candidates)
+        for text, children in node.items():
             here = (*lineage, text)
+            key = (rules_key, depth, text)
+            hits = _MATCHES.get(key)
+            if hits is None:
+                hits = _match(candidates, depth, text)
+                if len(_MATCHES) > _MATCHES_MAX:
+                    _MATCHES.clear()
+                _MATCHES[key] = hits
             claimed = False
             deeper: list[tuple[LineRule, tuple[str, ...]]] = []
-            for line_rule, groups in candidates:
-                if len(line_rule.lineage) <= depth:
-                    continue
-                m = line_rule.lineage[depth].fullmatch(text)
-                if m is None:
-                    continue
-                got = (*groups, *m.groups())
+            for index, groups in hits:
+                line_rule, prior = candidates[index]
+                got = prior + groups
                 if len(line_rule.lineage) == depth + 1:
                     self.emit(line_rule.emit(got))
                     claimed = True
                 else:
                     deeper.append((line_rule, got))
-            if child.children:
-                self.walk(child, depth + 1, deeper, here)
+            if children:
+                self.walk(children, depth + 1, deeper, here)
             elif not claimed:
                 self.facts[self.catch_all(here)] = PRESENT
 
@@ -119,10 +154,15 @@ def join_values(values: Iterable[FactValue]) -> str:
     return ",".join(sorted(str(v) for v in items))
 
 
-def extract(root: HConfig, rules: tuple[LineRule, ...], scopes: tuple[Scope, ...]) -> Facts:
+def extract(root: Tree | HConfig, rules: tuple[LineRule, ...], scopes: tuple[Scope, ...]) -> Facts:
+    """Facts of a config tree: the cleaned lines' own tree (fast), or a hier_config tree (same lines)."""
     walker = _Walk(rules, scopes)
-    walker.walk(root, 0, [(r, ()) for r in rules], ())
+    walker.walk(root if isinstance(root, dict) else _from_hconfig(root), 0, [(r, ()) for r in rules], ())
     return walker.result()
+
+
+def _from_hconfig(node: HConfig | HConfigChild) -> Tree:
+    return {child.text: _from_hconfig(child) for child in node.children}
 
 
 def to_bytes(value: str, unit: str) -> int | str:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from hier_config import HConfig
 
 from netfab.audit.facts.cli import Defaults
-from netfab.audit.facts.clitree import extract, rule, scope
+from netfab.audit.facts.clitree import Tree, extract, rule, scope
 from netfab.audit.model import PRESENT, Facts
 
 _BGP = r"router bgp \d+(?: vrf \S+)?"
@@ -74,8 +74,9 @@ ALWAYS_PRINTED = frozenset({"service integrated-vtysh-config"})
 DEFAULTS = Defaults()
 
 
-def profile_of(tree: HConfig) -> str:
-    line = next((c.text for c in tree.children if c.text.startswith("frr defaults ")), "frr defaults traditional")
+def profile_of(tree: Tree | HConfig) -> str:
+    texts = tree.keys() if isinstance(tree, dict) else (c.text for c in tree.children)
+    line = next((t for t in texts if t.startswith("frr defaults ")), "frr defaults traditional")
     return line.split()[-1]
 
 
@@ -86,7 +87,7 @@ def is_device_default(context: tuple[str, ...], text: str, profile: str) -> bool
     return context[0].startswith("router bgp") and len(context) == 1 and text in PROFILE_BGP_DEFAULTS.get(profile, ())
 
 
-def facts(tree: HConfig) -> Facts:
+def facts(tree: Tree | HConfig) -> Facts:
     out = extract(tree, RULES, SCOPES)
     for text in PROFILE_BGP_DEFAULTS.get(profile_of(tree), frozenset()):
         out.pop(f"bgp.line[{text}]", None)

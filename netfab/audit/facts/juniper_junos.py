@@ -14,7 +14,7 @@ import re
 from hier_config import HConfig
 
 from netfab.audit.facts.cli import Defaults
-from netfab.audit.facts.clitree import Acc, extract, rule, scope
+from netfab.audit.facts.clitree import Acc, Tree, extract, rule, scope
 from netfab.audit.model import PRESENT, Facts
 
 _COS = r"set class-of-service"
@@ -84,7 +84,7 @@ DEFAULTS = Defaults()
 _FILL = re.compile(r"drop_profile\[([^\]]*)\]\.(fill_levels|probabilities)")
 
 
-def facts(tree: HConfig) -> Facts:
+def facts(tree: Tree | HConfig) -> Facts:
     out = extract(tree, RULES, SCOPES)
     # interpolate: fill levels (Kmin, Kmax in % of the queue buffer) and drop probabilities (0 -> Pmax)
     for key in [k for k in out if _FILL.fullmatch(k)]:
