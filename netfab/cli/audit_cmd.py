@@ -216,7 +216,18 @@ def _remediate(
     from netfab.audit.collect import collect_online
     from netfab.audit.engine import Source, audit_devices
     from netfab.cli.pipeline import err_console
+    from netfab.deploy.journal import interrupted_runs
 
+    stale = interrupted_runs(runs, plan.name)
+    if stale:
+        # the same refusal as `netfab deploy`: devices of a killed run may still be reverting by their timers
+        ids = ", ".join(j.record.run_id for j in stale)
+        err_console.print(
+            f"netfab audit: not remediating: run {ids} was interrupted; finish it with `netfab deploy --resume` "
+            "or `netfab rollback RUN_ID` first",
+            markup=False,
+        )
+        raise typer.Exit(ExitCode.FINDINGS)
     drifted = [d.device for d in report.drifted]
     nr, secrets = _nornir(plan, where)
     err_console.print(f"remediating {len(drifted)} drifted devices through the staged deploy ({staging})")
