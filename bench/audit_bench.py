@@ -87,7 +87,8 @@ def _reverse_sections(text: str) -> str:
 def inject(configs: dict[str, str], meta: dict[str, dict[str, Any]]) -> dict[str, str]:
     """The same drift in every scenario; returns a copy."""
     out = dict(configs)
-    leaves = [n for n, m in sorted(meta.items()) if m["role"] == "leaf" and m.get("pod") in DRIFT_PODS][:37]
+    by_pod = [[n for n, m in sorted(meta.items()) if m["role"] == "leaf" and m.get("pod") == p] for p in DRIFT_PODS]
+    leaves = by_pod[0][:19] + by_pod[1][:18]
     for name in leaves:
         out[name] = out[name].replace("maximum-threshold 1500 kbytes", "maximum-threshold 400 kbytes")
     spines = [n for n, m in sorted(meta.items()) if m["role"] == "spine"][:3]

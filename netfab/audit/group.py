@@ -69,10 +69,12 @@ def sentence(group: DriftGroup, meta: dict[str, DeviceMeta], details: tuple[str,
     label = describe.label(group.kind)
     devices = group.devices
     where = summarise(devices, meta)
-    keys = [k for _, path in group.members for k in device_keys(path)[-1:]]
-    if keys:
-        if len(devices) == 1 and len(keys) <= 4:
-            where = f"{devices[0]} ({', '.join(keys)})"
+    keys: dict[str, list[str]] = defaultdict(list)
+    for device, path in group.members:
+        keys[device].extend(device_keys(path)[-1:])
+    if any(keys.values()):
+        if len(devices) <= 3 and len(group.members) <= 6:
+            where = _and([f"{d} ({', '.join(keys[d])})" if keys[d] else d for d in devices])
         elif len(group.members) > len(devices):
             where = f"{len(group.members)} {_things(group.kind)} of {where}"
     actual = describe.value(group.kind, group.actual)
