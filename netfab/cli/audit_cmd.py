@@ -115,7 +115,8 @@ def audit(
     report = _run(plan, names, rules, from_dir, where)
     report.seconds = time.perf_counter() - started  # collection included: what an operator waits for
     if remediate and report.drifted:
-        staging = deploy_playbook or (Path(book.deploy_playbook) if book.deploy_playbook else None)
+        # a runbook names its staging playbook relative to itself
+        staging = deploy_playbook or (book_path.parent / book.deploy_playbook if book.deploy_playbook else None)
         _remediate(report, plan, rules, where, _default_playbook("deploy.yaml", staging), runs, intent, confirm_timeout)
 
     from netfab.audit.output import write_audit_dir
