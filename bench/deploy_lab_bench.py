@@ -71,6 +71,7 @@ def main() -> int:
                 work, "deploy", str(intent), str(change), "--lab", prefix,
                 "--confirm-timeout", str(args.confirm_timeout), "--no-diff",
             )  # fmt: skip
+            (work / f"deploy{i}.log").write_text(dep.stdout + dep.stderr)  # kept with --keep-work
             if dep.returncode != 0:
                 print(f"run {i}: netfab deploy exited {dep.returncode}:\n{dep.stderr[-3000:]}", file=sys.stderr)
                 return 1
