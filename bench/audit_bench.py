@@ -4,14 +4,16 @@
 
 Fabric: intent/clos3-24k.yaml grown to 231 racks per pod (1,848 leaves, 128 spines, 28 superspines = 2,004
 EOS switches) with ECN on the RoCE class (DCQCN on), rendered once with `netfab build`. Its configs are then
-saved as the "running" configs three ways, each with the same injected drift (ECN Kmax 400 KB on 37 leaves
+saved as the "running" configs four ways, each with the same injected drift (ECN Kmax 400 KB on 37 leaves
 in pods 2 and 5, MTU 1500 on one port of 3 spines, one superspine missing a BGP neighbor):
 
   saved     the build's files as they are (CI auditing saved copies): undrifted devices are byte-identical
   printed   every device prints its config its own way (banner comments, every section in reverse order):
-            the order-insensitive canonical form decides, no hier_config/fact parse for in-sync devices
-  defaults  also `no shutdown` under every port (a default EOS may print): canonical forms differ on every
-            device, so every device is reduced to facts on both sides - the worst case
+            the order-insensitive canonical form decides, no fact extraction for in-sync devices
+  defaults  also `no shutdown` under every port (a default line EOS may print): dropped while cleaning,
+            so still the canonical path
+  facts     instead, every ECN line without its default `weight 0` (a default *value*): canonical forms
+            differ on every device, so every device is reduced to facts on both sides - the worst case
 
 Each scenario runs `netfab audit INTENT --from-dir DIR --format json` as a whole process (startup, lint,
 design, rendering the intended configs, comparing, writing the audit dir), pinned to 2 cores (taskset) when
@@ -110,8 +112,9 @@ def scenarios(build: Path, work: Path) -> dict[str, Path]:
     printed = {n: f"! Command: show running-config\n! device: {n} (EOS-4.33.1F)\n" + _reverse_sections(t)
                for n, t in configs.items()}  # fmt: skip
     defaults = {n: t.replace("   mtu 9216\n", "   mtu 9216\n   no shutdown\n") for n, t in printed.items()}
+    facts = {n: t.replace(" weight 0\n", "\n") for n, t in printed.items()}
     out: dict[str, Path] = {}
-    for label, texts in (("saved", configs), ("printed", printed), ("defaults", defaults)):
+    for label, texts in (("saved", configs), ("printed", printed), ("defaults", defaults), ("facts", facts)):
         directory = work / f"running-{label}"
         directory.mkdir(exist_ok=True)
         for name, text in inject(texts, meta).items():

@@ -22,6 +22,7 @@ from netfab.audit.remediation import frr as frr_fix
 from netfab.audit.remediation import nvue as nvue_fix
 from netfab.audit.remediation import sonic as sonic_fix
 from netfab.audit.rules import AuditRules
+from netfab.audit.textconfig import SEP
 from netfab.design.plan import DevicePlan
 from netfab.render.device import render_device
 
@@ -90,11 +91,18 @@ def _cli_part(out: DeviceAudit, platform: str, part: Part, running: str, intende
     want = parse_cli(part.driver, part.dialect, intended, rules)
     if have.canonical == want.canonical:
         return
+    # Top-level sections whose lines are the same on both sides carry the same facts: where the platform's
+    # facts stay inside one section, only the sections that differ are reduced to facts.
+    only = (
+        frozenset(lineage.split(SEP, 1)[0] for lineage in have.canonical ^ want.canonical)
+        if part.module.SECTION_LOCAL
+        else None
+    )
     try:
-        actual = _prefixed(part.module.facts(have.lines), part.prefix)
+        actual = _prefixed(part.module.facts(have.lines, only), part.prefix)
     except Exception as exc:
         raise Unreadable(f"{type(exc).__name__}: {exc}") from exc
-    drifts = compare(actual, _prefixed(part.module.facts(want.lines), part.prefix), part.module.DEFAULTS)
+    drifts = compare(actual, _prefixed(part.module.facts(want.lines, only), part.prefix), part.module.DEFAULTS)
     if not drifts:
         return
     out.drifts.extend(drifts)

@@ -36,12 +36,16 @@ class Dialect:
     drop_prefix: tuple[str, ...] = ()
     flat: bool = False
     """Junos set form: every line stands alone (no nesting)."""
+    default_lines: tuple[tuple[str, str], ...] = ()
+    """(parent prefix, line): a line the device may or may not print because it is the default there. Dropped
+    on both sides, like a comment, so a device that prints its defaults stays on the canonical fast path."""
 
 
 EOS = Dialect(
     comment=("!",),
     drop_exact=frozenset({"end", "exit", "exit-address-family", "exit-peer-policy", "exit-peer-session"}),
     drop_prefix=("Building configuration", "Current configuration"),
+    default_lines=(("interface ", "no shutdown"),),  # an enabled port; EOS prints it only with `all`
 )
 NXOS = Dialect(
     comment=("!",),
@@ -71,9 +75,12 @@ def clean(text: str, dialect: Dialect, rules: AuditRules) -> Cleaned:
     # The hot loop of the fleet audit (every line of both configs of every device): locals only.
     out: list[tuple[int, str]] = []
     canonical: set[str] = set()
-    stack: list[tuple[int, str]] = []  # (indent, lineage) of the open sections
+    stack: list[tuple[int, str, str]] = []  # (indent, lineage, text) of the open sections
     skip_below = -1  # indent of an unmanaged section being skipped (-1: none)
     comment, drop_exact, drop_prefix = dialect.comment, dialect.drop_exact, dialect.drop_prefix or None
+    defaults: dict[str, tuple[str, ...]] = {}
+    for parent, line in dialect.default_lines:
+        defaults[line] = (*defaults.get(line, ()), parent)
     unmanaged = rules.line_unmanaged if rules.unmanaged else None
     add, append, push, pop = canonical.add, out.append, stack.append, stack.pop
     for raw in text.splitlines():
@@ -95,10 +102,12 @@ def clean(text: str, dialect: Dialect, rules: AuditRules) -> Cleaned:
             continue
         while stack and stack[-1][0] >= indent:
             pop()
+        if defaults and stripped in defaults and stack and stack[-1][2].startswith(defaults[stripped]):
+            continue
         lineage = f"{stack[-1][1]}{SEP}{stripped}" if stack else stripped
         add(lineage)
         append((len(stack), stripped))
-        push((indent, lineage))
+        push((indent, lineage, stripped))
     return Cleaned(tuple(out), frozenset(canonical))
 
 

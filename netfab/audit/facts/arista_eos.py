@@ -122,14 +122,14 @@ SCOPES = (
     scope(r"qos profile (\S+)", "profile[{0}]"),
 )
 
-# What EOS leaves out of `show running-config` because it is the default.
-DEFAULTS = Defaults.of(
-    {
-        r"interface\[[^\]]*\]\.line\[no shutdown\]": PRESENT,  # an enabled port prints no `no shutdown`
-        r"profile\[[^\]]*\]\.queue\[\d+\]\.ecn\.weight": 0,  # `weight 0` (instantaneous) may be omitted
-    }
-)
+# What EOS leaves out of `show running-config` because it is the default (default lines such as an
+# interface's `no shutdown` are dropped while cleaning: textconfig.EOS).
+DEFAULTS = Defaults.of({r"profile\[[^\]]*\]\.queue\[\d+\]\.ecn\.weight": 0})  # `weight 0` may be omitted
 
 
-def facts(tree: Tree | HConfig) -> Facts:
-    return extract(tree, RULES, SCOPES)
+SECTION_LOCAL = True
+"""Every EOS fact comes from inside one top-level section: facts of the sections that differ suffice."""
+
+
+def facts(tree: Tree | HConfig, only: frozenset[str] | None = None) -> Facts:
+    return extract(tree, RULES, SCOPES, only)

@@ -128,7 +128,11 @@ _CLASS_DSCP = re.compile(r"class_map\[([^\]]*)\]\.dscp")
 _CLASS_GROUP = re.compile(r"classify\[[^\]]*\]\.class\[([^\]]*)\]\.qos_group")
 
 
-def facts(tree: Tree | HConfig) -> Facts:
+SECTION_LOCAL = False
+"""The DSCP map joins class-maps and the qos policy-map: facts need the whole config."""
+
+
+def facts(tree: Tree | HConfig, only: frozenset[str] | None = None) -> Facts:
     out = extract(tree, RULES, SCOPES)
     # DSCP -> queue through the class names: what the switch does, not what the classes are called
     groups = {m.group(1): v for k, v in out.items() if (m := _CLASS_GROUP.fullmatch(k))}

@@ -154,10 +154,21 @@ def join_values(values: Iterable[FactValue]) -> str:
     return ",".join(sorted(str(v) for v in items))
 
 
-def extract(root: Tree | HConfig, rules: tuple[LineRule, ...], scopes: tuple[Scope, ...]) -> Facts:
-    """Facts of a config tree: the cleaned lines' own tree (fast), or a hier_config tree (same lines)."""
+def extract(
+    root: Tree | HConfig,
+    rules: tuple[LineRule, ...],
+    scopes: tuple[Scope, ...],
+    only: frozenset[str] | None = None,
+) -> Facts:
+    """Facts of a config tree: the cleaned lines' own tree (fast), or a hier_config tree (same lines).
+
+    `only`: just these top-level sections. Valid where every fact comes from within one top-level section
+    (no set spans two sections, no cross-section joins): the platform module says so (SECTION_LOCAL)."""
+    tree = root if isinstance(root, dict) else _from_hconfig(root)
+    if only is not None:
+        tree = {text: children for text, children in tree.items() if text in only}
     walker = _Walk(rules, scopes)
-    walker.walk(root if isinstance(root, dict) else _from_hconfig(root), 0, [(r, ()) for r in rules], ())
+    walker.walk(tree, 0, [(r, ()) for r in rules], ())
     return walker.result()
 
 

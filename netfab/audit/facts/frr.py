@@ -87,8 +87,12 @@ def is_device_default(context: tuple[str, ...], text: str, profile: str) -> bool
     return context[0].startswith("router bgp") and len(context) == 1 and text in PROFILE_BGP_DEFAULTS.get(profile, ())
 
 
-def facts(tree: Tree | HConfig) -> Facts:
-    out = extract(tree, RULES, SCOPES)
+SECTION_LOCAL = True
+"""Every FRR fact comes from inside one top-level section (the defaults profile is read from the whole tree)."""
+
+
+def facts(tree: Tree | HConfig, only: frozenset[str] | None = None) -> Facts:
+    out = extract(tree, RULES, SCOPES, only)
     for text in PROFILE_BGP_DEFAULTS.get(profile_of(tree), frozenset()):
         out.pop(f"bgp.line[{text}]", None)
     for text in ALWAYS_PRINTED:

@@ -84,7 +84,11 @@ DEFAULTS = Defaults()
 _FILL = re.compile(r"drop_profile\[([^\]]*)\]\.(fill_levels|probabilities)")
 
 
-def facts(tree: Tree | HConfig) -> Facts:
+SECTION_LOCAL = False
+"""Set-valued facts (PFC code points, fill levels) gather many lines: facts need the whole config."""
+
+
+def facts(tree: Tree | HConfig, only: frozenset[str] | None = None) -> Facts:
     out = extract(tree, RULES, SCOPES)
     # interpolate: fill levels (Kmin, Kmax in % of the queue buffer) and drop probabilities (0 -> Pmax)
     for key in [k for k in out if _FILL.fullmatch(k)]:
