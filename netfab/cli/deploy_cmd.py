@@ -68,8 +68,9 @@ def deploy(
             pending = [d.name for d in j.record.devices.values() if d.state == "committed"]
             err_console.print(
                 f"run {j.record.run_id} was interrupted (pid {j.record.pid} is gone). "
-                f"Devices committed but never confirmed: {', '.join(pending) or 'none'}; their confirm timers "
-                "revert them on the device. Re-run with --resume to re-diff and continue, "
+                f"Devices committed but never confirmed: {', '.join(pending) or 'none'}; devices with a confirm "
+                "timer revert by themselves, devices committed without one (playbook confirm: client) keep the "
+                "change. Re-run with --resume to re-diff and continue, "
                 f"or `netfab rollback {j.record.run_id}` to undo it."
             )
         raise typer.Exit(ExitCode.FINDINGS)
@@ -132,7 +133,13 @@ def deploy(
             progress.console.print(f"[{kind}] {who}: {message}", markup=False, highlight=False)
 
         journal.listener = on_state
-        deployer = Deployer(*deployer_args, book.settle_timeout // 1_000_000, dry_run=dry_run, on_event=on_event)
+        deployer = Deployer(
+            *deployer_args,
+            book.settle_timeout // 1_000_000,
+            dry_run=dry_run,
+            on_event=on_event,
+            confirm_mode=book.confirm,
+        )
         outcome = deployer.run(waves)
     state = "dry_run" if dry_run else ("completed" if outcome.ok else "failed")
     if not outcome.ok and outcome.rolled_back:

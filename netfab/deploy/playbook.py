@@ -40,6 +40,10 @@ class Playbook(_Model):
     """Commit-confirm timer: a device reverts by itself unless netfab confirms within this time."""
     settle_timeout: Microseconds = "60s"
     """How long post-checks may take to pass (BGP needs a few seconds to re-establish)."""
+    confirm: Literal["device", "client"] = "device"
+    """device: every commit runs on a device-side confirm timer, and a platform without one is refused.
+    client: platforms without a timer (NX-OS) are committed plainly and netfab rolls them back itself on
+    failed checks; if the deploy dies after such a commit, the change stays until `netfab rollback`."""
     waves: list[WaveSpec] = Field(min_length=1)
 
 

@@ -8,7 +8,32 @@ from nornir.core import Nornir
 from nornir.core.task import Result, Task
 
 from netfab.deploy.connection import CONNECTION_NAME
+from netfab.deploy.credentials import MASK
 from netfab.deploy.journal import Journal
+
+
+class MaskedSecret(RuntimeError):
+    pass
+
+
+def restore_secrets(backup: str, running: str) -> str:
+    """Put secret values back into a redacted backup from the running config: a masked line is replaced by
+    the running line that has the same text before the mask (same keyword, same object)."""
+    out = []
+    running_lines = running.splitlines()
+    for line in backup.splitlines():
+        if MASK not in line:
+            out.append(line)
+            continue
+        head = line.split(MASK, 1)[0]
+        match = next((r for r in running_lines if r.startswith(head) and MASK not in r), None)
+        if match is None:
+            raise MaskedSecret(
+                f"the backup's line {head.strip()!r}... carries a secret the journal does not store and the device "
+                "no longer has; restore that line by hand, then re-run the rollback"
+            )
+        out.append(match)
+    return "\n".join(out) + ("\n" if backup.endswith("\n") else "")
 
 
 def rollback_run(
@@ -28,7 +53,13 @@ def rollback_run(
         conn = task.host.get_connection(CONNECTION_NAME, task.nornir.config)
         if conn.has_pending_commit():
             conn.rollback()
-        conn.load_replace_candidate(config=backups[name])
+        backup = backups[name]
+        if MASK in backup:
+            # The journal never holds secrets, so its backup has them masked; take each masked line's value
+            # from the device's own running config, or refuse rather than push '********' as a secret.
+            backup = restore_secrets(backup, conn.get_config(retrieve="running")["running"])
+        backups[name] = backup
+        conn.load_replace_candidate(config=backup)
         diff = conn.compare_config()
         if diff.strip():
             conn.commit_config()
