@@ -98,6 +98,7 @@ def remediate(
         book.settle_timeout // 1_000_000,
         dry_run=False,
         on_event=on_event,
+        confirm_mode=book.confirm,  # the staging playbook decides, as for netfab deploy
     )
     outcome = deployer.run(waves)
     state = "completed" if outcome.ok else ("rolled_back" if outcome.rolled_back and not outcome.changed else "failed")
