@@ -74,7 +74,7 @@ def audit(
         None, "--deploy-playbook", help="Staging playbook for --remediate (default playbooks/deploy.yaml)."
     ),
     out_dir: Path | None = typer.Option(
-        None, "--out", help="Audit dir for diffs and remediation (build/<fabric>/audit)."
+        None, "--out", help="Audit dir for diffs and remediation (build/<fabric>.audit)."
     ),
     build_root: Path = typer.Option(Path("build"), "--build", help="Build output root."),
     runs: Path = typer.Option(Path("runs"), "--runs", help="Where --remediate keeps its run journal."),
@@ -123,7 +123,8 @@ def audit(
     from netfab.audit.report import render
     from netfab.render.writer import atomic_write_text
 
-    for name in write_audit_dir(report, out_dir or build_root / plan.name / "audit"):
+    # Beside build/<fabric>/, not inside it: every build (and so every deploy) replaces that tree wholesale.
+    for name in write_audit_dir(report, out_dir or build_root / f"{plan.name}.audit"):
         err_console.print(f"netfab audit: {name!r} cannot be a directory name; its files were not written")
     text = render(output_format, report)
     if output is not None:

@@ -5,25 +5,11 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from labcheck_helpers import LAB_INTENT, RunningLab, unique_lab
 
-from netfab.lab import preflight
 from netfab.lab.netns import namespaces_with_prefix, root_links_with_prefix
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    missing = preflight()
-    if not missing:
-        return
-    skip = pytest.mark.skip(reason="lab check test needs a root machine with FRR: " + "; ".join(missing))
-    here = Path(__file__).parent
-    for item in items:
-        # This hook sees the whole session's items: touch only this directory's lab tests.
-        if item.get_closest_marker("lab") and here in item.path.parents:
-            item.add_marker(skip)
 
 
 @pytest.fixture(scope="module")

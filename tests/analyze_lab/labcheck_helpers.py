@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import ipaddress
 import os
-import subprocess
-import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
@@ -16,8 +13,10 @@ from netfab.design.plan import FabricPlan
 from netfab.intent import Intent
 from netfab.lab.fromplan import lab_intent
 from netfab.lab.netns import subnet_in_use
+from tests.e2e.conftest import RunningLab
 
 ROOT = Path(__file__).resolve().parents[2]
+__all__ = ["LAB_INTENT", "RunningLab", "lab_plan", "unique_lab"]
 LAB_INTENT = ROOT / "intent" / "lab.yaml"
 
 
@@ -25,24 +24,6 @@ def lab_plan() -> FabricPlan:
     """The plan `netfab lab up intent/lab.yaml` runs: the lab variant of the intent."""
     intent = Intent.model_validate(yaml.safe_load(LAB_INTENT.read_text()))
     return design(lab_intent(intent))
-
-
-@dataclass
-class RunningLab:
-    prefix: str
-    subnet: str
-    intent: Path
-    work: Path
-
-    def netfab(self, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "netfab.cli.app", *args],
-            cwd=self.work,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            env={**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1", "COLUMNS": "200"},
-        )
 
 
 def unique_lab() -> tuple[str, str]:

@@ -47,7 +47,7 @@ def test_saved_intended_configs_are_in_sync(eos: Path) -> None:
     res = netfab(eos, "audit", "intent.yaml", "--from-dir", "running")
     assert res.returncode == 0, res.stdout + res.stderr
     assert res.stdout.startswith("netfab audit lab: in sync - 6 devices from saved configs in running")
-    assert (eos / "build" / "lab" / "audit" / "report.json").is_file()
+    assert (eos / "build" / "lab.audit" / "report.json").is_file()
 
 
 def test_drift_exits_1_with_grouped_findings_and_remediation_files(eos: Path) -> None:
@@ -115,4 +115,4 @@ def test_frr_offline_with_saved_kernel_state(tmp_path: Path) -> None:
         "  1. ECMP hash fields (ipv6) is dst_ip,ip_protocol,ipv6_flow_label,src_ip on leaf3; "
         "the intent says dst_ip,dst_port,ip_protocol,src_ip,src_port"
     ) in res.stdout
-    assert (tmp_path / "build" / "lab" / "audit" / "devices" / "leaf3" / "host.sh").is_file()
+    assert (tmp_path / "build" / "lab.audit" / "devices" / "leaf3" / "host.sh").is_file()

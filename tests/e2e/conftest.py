@@ -13,21 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from netfab.lab import preflight
-
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    missing = preflight()
-    if shutil.which("ping") is None:
-        missing.append("no `ping` (apt-get install iputils-ping)")
-    if not missing:
-        return
-    skip = pytest.mark.skip(reason="end-to-end test needs a root machine with FRR: " + "; ".join(missing))
-    for item in items:
-        if "e2e" in str(item.fspath):
-            item.add_marker(skip)
 
 
 @dataclass
