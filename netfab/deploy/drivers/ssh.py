@@ -181,8 +181,14 @@ class SSHChannel:
                     busy = True
                 if busy:
                     continue
-                # exit-status arrives after all data on the channel, so nothing is left once it is here
-                if chan.exit_status_ready() and not chan.recv_ready() and not chan.recv_stderr_ready():
+                # Done only at EOF *and* exit status: OpenSSH can send exit-status while the child's last output
+                # is still in its pipe, so stopping at exit-status alone truncated big outputs (ip -j link).
+                if (
+                    chan.exit_status_ready()
+                    and (chan.eof_received or chan.closed)
+                    and not chan.recv_ready()
+                    and not chan.recv_stderr_ready()
+                ):
                     break
                 if chan.closed and not chan.exit_status_ready():
                     raise ConnectionClosedException(f"{self._params.host}: channel closed while running a command")
