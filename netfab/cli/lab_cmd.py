@@ -63,17 +63,22 @@ def up(
     lab = loaded.intent.lab
     mode = lab.ecn_marking
     reason = "set by the intent"
+    spec_mode = mode
     if mode == "auto":
+        # The switch script probes the same way at run time; this is only to say which one is in force.
         mode = "red" if probe_red_ecn() else "nftables"
         reason = "this kernel has RED" if mode == "red" else "this kernel has no RED qdisc, so nftables marks CE"
     subnet = IPv4Network(mgmt_subnet) if mgmt_subnet else lab.mgmt_subnet
-    spec = lab_spec(loaded.plan, prefix, subnet, ecn_mode=mode)
+    spec = lab_spec(loaded.plan, prefix, subnet, ecn_mode=spec_mode)
     try:
         status = lab_up(spec, timeout=timeout, keep_on_failure=keep_on_failure)
     except LabError as exc:
         err_console.print(f"netfab lab up: {exc}")
         raise typer.Exit(ExitCode.FINDINGS) from None
     from netfab.lab import ssh_target
+    from netfab.lab.fromplan import seed_applied_host_scripts
+
+    seed_applied_host_scripts(spec, loaded.plan)
 
     first = spec.switches[0].name
     target = ssh_target(prefix, first)

@@ -89,8 +89,9 @@ def lab_spec(
         files = render_device(dev)
         conf = files[f"configs/{dev.name}.conf"]
         script = files.get(f"configs/{dev.name}.sh", "")
-        if script:
-            # The frr platform's Linux script reads ECN_MODE; the lab decides it (RED where the kernel has it).
+        if script and ecn_mode != "auto":
+            # The script's own auto mode picks RED where the kernel has it, else nftables; only an explicit
+            # choice from the intent's lab section is forced.
             script = f"ECN_MODE={ecn_mode}\nexport ECN_MODE\n" + script
         switches.append(
             LabSwitch(
@@ -127,6 +128,27 @@ def lab_spec(
         links=tuple(links),
         workdir=workdir or default_workdir(prefix),
     )
+
+
+def seed_applied_host_scripts(spec: LabSpec, plan: FabricPlan, home: Path | None = None) -> None:
+    """Record each switch's Linux script as the one its frr driver last applied, as a deploy would have.
+
+    The lab applied it at bring-up; without this record the first `netfab deploy` would show the whole
+    script as a change. Written where the driver keeps its device-side state: the login user's
+    ~/.netfab/<management address>/ (lab switches share root's home).
+    """
+    from netfab.deploy.drivers.frr import HOST_APPLIED
+
+    base = (home or Path.home()) / ".netfab"
+    for sw in spec.switches:
+        script = render_device(plan.devices[sw.name]).get(f"configs/{sw.name}.sh")
+        if not script:
+            continue
+        target = base / str(sw.mgmt_ip)
+        target.mkdir(mode=0o700, parents=True, exist_ok=True)
+        path = target / HOST_APPLIED
+        path.write_text(script, encoding="utf-8")
+        path.chmod(0o600)
 
 
 def lab_inventory_overrides(spec: LabSpec, key_file: Path, known_hosts: Path) -> dict[str, str]:

@@ -61,6 +61,14 @@ def last_run(lab: RunningLab) -> dict:
     return json.loads((runs[-1] / "run.json").read_text())
 
 
+def test_a_fresh_lab_is_already_what_deploy_would_push(lab: RunningLab) -> None:
+    """lab up applies the rendered frr.conf and Linux script: the first deploy has nothing to change."""
+    res = lab.netfab("deploy", str(lab.intent), "--lab", lab.prefix, "--dry-run")
+    assert res.returncode == 0, res.stderr
+    assert "--- " not in res.stdout, res.stdout
+    assert all(d["diff_lines"] == 0 for d in last_run(lab)["devices"].values())
+
+
 def test_dry_run_changes_nothing(lab: RunningLab) -> None:
     before = snapshot(lab)
     change = override(lab, "paths16", {"underlay": {"max_paths": 16}})
