@@ -223,7 +223,9 @@ class SSHDriverBase(napalm_base.NetworkDriver):
         raise CommitConfirmException(f"{self.hostname}: {reasons.get(state, state.value)}")
 
     def has_pending_commit(self) -> bool:
-        return self._timer_state() is timer.TimerState.PENDING
+        # RUNNING (expired, reverting right now) counts as pending: the device is not settled, so nobody may
+        # back it up or commit on top of it; rollback() waits for the revert to finish.
+        return self._timer_state() in (timer.TimerState.PENDING, timer.TimerState.RUNNING)
 
     # --- NAPALM surface shared by all ------------------------------------------------------------------
     def cli(self, commands: list[str], encoding: str = "text") -> dict[str, str | dict[str, Any]]:
