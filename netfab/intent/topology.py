@@ -17,7 +17,7 @@ from netfab.intent.types import Count, Oversubscription, Platform, SpeedGbps
 class SwitchTier(IntentModel):
     """One switching tier: which platform runs it, its port budget and its uplinks."""
 
-    platform: Platform = Platform.FRR
+    platform: Platform = Platform.ARISTA_EOS
     os_version: str | None = None
     """NOS release; capability data can depend on it (e.g. EOS >= 4.33.1F for QP hashing)."""
     count: Count | None = None
@@ -60,7 +60,7 @@ class Topology(IntentModel):
     racks_per_pod: Count | None = None
     servers_per_rack: Count | None = None
 
-    leaf: SwitchTier = SwitchTier(uplinks=2)
+    leaf: SwitchTier = SwitchTier(uplinks=4)
     spine: SwitchTier = SwitchTier(count=2)
     superspine: SwitchTier | None = None
 

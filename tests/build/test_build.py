@@ -105,3 +105,14 @@ def test_cli_build_exit_codes(tmp_path: Path) -> None:
     assert failed.returncode == 1 and "bad.yaml:4" in failed.stderr and "Traceback" not in failed.stderr
     usage = run_cli("build", str(INTENTS / "lab.yaml"), "--platform", "ios", cwd=tmp_path)
     assert usage.returncode == 2
+
+
+def test_a_minimal_intent_lints_clean_and_builds(tmp_path: Path) -> None:
+    """Defaults are common practice: a fabric name alone is a valid, buildable fabric."""
+    intent = tmp_path / "mini.yaml"
+    intent.write_text("fabric: {name: mini}\n")
+    lint = run_cli("lint", str(intent), "--strict", cwd=tmp_path)
+    assert lint.returncode == 0, lint.stdout + lint.stderr
+    built = run_cli("build", str(intent), "--out", str(tmp_path / "out"), cwd=tmp_path)
+    assert built.returncode == 0, built.stderr
+    assert (tmp_path / "out" / "mini" / "configs" / "su1-leaf1.cfg").is_file()
