@@ -110,7 +110,9 @@ def audit(
     names = [d for d in plan.devices if limit is None or fnmatchcase(d, limit)]
     if not names:
         raise _fail(f"--limit {limit!r} matches no device")
-    where = _Where(lab, list(inventory), build_root, book.parallelism, workers)
+    from netfab.deploy.target import build_root_for
+
+    where = _Where(lab, list(inventory), build_root_for(build_root, lab), book.parallelism, workers)
     started = time.perf_counter()
     report = _run(plan, names, rules, from_dir, where)
     report.seconds = time.perf_counter() - started  # collection included: what an operator waits for
@@ -124,7 +126,7 @@ def audit(
     from netfab.render.writer import atomic_write_text
 
     # Beside build/<fabric>/, not inside it: every build (and so every deploy) replaces that tree wholesale.
-    for name in write_audit_dir(report, out_dir or build_root / f"{plan.name}.audit"):
+    for name in write_audit_dir(report, out_dir or where.build_root / f"{plan.name}.audit"):
         err_console.print(f"netfab audit: {name!r} cannot be a directory name; its files were not written")
     text = render(output_format, report)
     if output is not None:
@@ -183,8 +185,7 @@ def _nornir(plan: FabricPlan, where: _Where) -> tuple[Any, tuple[str, ...]]:
     from netfab.deploy.target import resolve_target
     from netfab.render.build import build as run_build
 
-    if not (where.build_root / plan.name / "inventory" / "hosts.yaml").is_file():
-        run_build(plan, where.build_root)
+    run_build(plan, where.build_root)  # an inventory that matches this intent, never a stale one
     target = resolve_target(plan, where.build_root, where.lab, where.inventory)
     try:
         hosts, groups = load_inventory_data(target.generated_inventory, target.overrides)

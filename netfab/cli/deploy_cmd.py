@@ -48,12 +48,13 @@ def deploy(
     from netfab.deploy.engine import Deployer
     from netfab.deploy.journal import DeviceRecord, Journal, RunRecord, interrupted_runs, new_run_id
     from netfab.deploy.playbook import load_playbook
-    from netfab.deploy.target import device_artifacts, resolve_target
+    from netfab.deploy.target import build_root_for, device_artifacts, resolve_target
     from netfab.deploy.waves import plan_waves
     from netfab.render.build import build as run_build
 
     loaded = load_plan(intent, lab=lab is not None)
     plan = loaded.plan
+    build_root = build_root_for(build_root, lab)
     book_path = playbook or (
         Path("playbooks/deploy.yaml") if Path("playbooks/deploy.yaml").is_file() else playbooks_dir() / "deploy.yaml"
     )
@@ -166,10 +167,13 @@ def rollback(
     from netfab.cli.pipeline import err_console, load_plan
     from netfab.deploy.journal import load_run
     from netfab.deploy.rollback import rollback_run
-    from netfab.deploy.target import resolve_target
+    from netfab.deploy.target import build_root_for, resolve_target
+    from netfab.render.build import build as run_build
 
     loaded = load_plan(intent, lab=lab is not None)
     plan = loaded.plan
+    build_root = build_root_for(build_root, lab)
+    run_build(plan, build_root)  # the inventory the rollback connects with, as the intent says now
     try:
         journal = load_run(runs, plan.name, run_id)
     except (OSError, ValueError) as exc:
@@ -196,7 +200,7 @@ def verify(
 ) -> None:
     """Check the running fabric against the plan: BGP peers, ECMP width, interfaces, cabling, QoS."""
     from netfab.cli.pipeline import err_console, load_plan
-    from netfab.deploy.target import resolve_target
+    from netfab.deploy.target import build_root_for, resolve_target
     from netfab.render.build import build as run_build
     from netfab.render.writer import atomic_write_text
     from netfab.verify.results import failed, render_json, render_junit, render_text
@@ -207,8 +211,8 @@ def verify(
         raise typer.Exit(ExitCode.USAGE)
     loaded = load_plan(intent, lab=lab is not None)
     plan = loaded.plan
-    if not (build_root / plan.name / "inventory" / "hosts.yaml").is_file():
-        run_build(plan, build_root)
+    build_root = build_root_for(build_root, lab)
+    run_build(plan, build_root)  # an inventory that matches this intent, never a stale one
     target = resolve_target(plan, build_root, lab, inventory)
     nr = _nornir(plan, target, workers=workers)
     names = [d for d in plan.devices if limit is None or fnmatchcase(d, limit)]

@@ -19,6 +19,12 @@ class Target:
     lab_prefix: str | None = None
 
 
+def build_root_for(build_root: Path, lab_prefix: str | None) -> Path:
+    """Where a run's build goes. The lab variant (every switch FRR, scaled down) gets a root of its own, so a
+    deploy to the lab never overwrites the production build of the same fabric (nor uses its inventory)."""
+    return build_root / f"lab-{lab_prefix}" if lab_prefix else build_root
+
+
 def resolve_target(plan: FabricPlan, build_root: Path, lab_prefix: str | None, inventory_dirs: list[Path]) -> Target:
     overrides = list(inventory_dirs)
     if lab_prefix is None and not inventory_dirs and Path("inventory/hosts.yaml").is_file():
