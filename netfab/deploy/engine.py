@@ -313,7 +313,12 @@ class Deployer:
                     )
                     break
             else:
-                outcome.message = "dry run: nothing changed" if self.dry_run else "all waves confirmed"
+                if self.dry_run:
+                    outcome.message = "dry run: nothing changed"
+                elif outcome.changed:
+                    outcome.message = "all waves confirmed"
+                else:
+                    outcome.message = "in sync: every device already runs its intended config"
         finally:
             self.nr.close_connections(on_good=True, on_failed=True)
             self.journal.flush()  # every device file on disk when run() returns
