@@ -40,9 +40,31 @@ def _root(
 def _register_verbs() -> None:
     # Imported here so that a broken verb module is an internal error of that verb's registration,
     # reported by main() below, not an import-time traceback.
-    from netfab.cli import analyze_cmd, audit_cmd, build_cmd, deploy_cmd, lab_cmd, lint_cmd, rules_cmd, schema_cmd
+    from netfab.cli import (
+        analyze_cmd,
+        audit_cmd,
+        build_cmd,
+        deploy_cmd,
+        lab_cmd,
+        lint_cmd,
+        rollback_cmd,
+        rules_cmd,
+        schema_cmd,
+        verify_cmd,
+    )
 
-    for module in (lint_cmd, rules_cmd, schema_cmd, build_cmd, lab_cmd, deploy_cmd, analyze_cmd, audit_cmd):
+    for module in (
+        lint_cmd,
+        rules_cmd,
+        schema_cmd,
+        build_cmd,
+        lab_cmd,
+        deploy_cmd,
+        rollback_cmd,
+        verify_cmd,
+        analyze_cmd,
+        audit_cmd,
+    ):
         module.register(app)
 
 

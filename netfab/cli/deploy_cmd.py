@@ -1,4 +1,4 @@
-"""`netfab deploy`, `netfab rollback RUN_ID` and `netfab verify`."""
+"""`netfab deploy`: staged, commit-confirmed rollout with a run journal."""
 
 from __future__ import annotations
 
@@ -9,21 +9,8 @@ from pathlib import Path
 
 import typer
 
+from netfab.cli.fleet import RUNS, nornir_for
 from netfab.core.exitcodes import ExitCode
-
-RUNS = Path("runs")
-
-
-def _nornir(plan, target, workers: int):  # type: ignore[no-untyped-def]
-    from netfab.cli.pipeline import err_console
-    from netfab.deploy.inventory import InventoryError, build_nornir, load_inventory_data
-
-    try:
-        hosts, groups = load_inventory_data(target.generated_inventory, target.overrides)
-    except InventoryError as exc:
-        err_console.print(f"netfab: {exc}")
-        raise typer.Exit(ExitCode.USAGE) from None
-    return build_nornir(hosts, groups, target.credentials, workers=workers)
 
 
 def deploy(
@@ -95,7 +82,7 @@ def deploy(
     )
     journal = Journal(runs, record, target.credentials.secrets())
     timeout = confirm_timeout if confirm_timeout is not None else book.confirm_timeout // 1_000_000
-    nr = _nornir(plan, target, workers=max(w.parallelism for w in waves))
+    nr = nornir_for(plan, target, workers=max(w.parallelism for w in waves))
     err_console.print(
         f"run {record.run_id}: {len(devices)} devices in {len(waves)} waves"
         f"{' (dry run)' if dry_run else ''}, confirm timer {timeout} s; journal in {journal.dir}"
@@ -155,77 +142,5 @@ def deploy(
     raise typer.Exit(ExitCode.OK if outcome.ok else ExitCode.FINDINGS)
 
 
-def rollback(
-    run_id: str = typer.Argument(..., help="The run to undo (see runs/<fabric>/)."),
-    intent: list[Path] = typer.Option(..., "--intent", help="The fabric's intent (for the inventory)."),
-    lab: str | None = typer.Option(None, "--lab", help="The run went to the lab with this prefix."),
-    inventory: list[Path] = typer.Option([], "--inventory", help="Inventory override directories."),
-    build_root: Path = typer.Option(Path("build"), "--build", help="Build output root."),
-    runs: Path = typer.Option(RUNS, "--runs", help="Where run journals are kept."),
-) -> None:
-    """Undo a run: put every device it changed back to the config it backed up, in reverse wave order."""
-    from netfab.cli.pipeline import err_console, load_plan
-    from netfab.deploy.journal import load_run
-    from netfab.deploy.rollback import rollback_run
-    from netfab.deploy.target import build_root_for, resolve_target
-    from netfab.render.build import build as run_build
-
-    loaded = load_plan(intent, lab=lab is not None)
-    plan = loaded.plan
-    build_root = build_root_for(build_root, lab)
-    run_build(plan, build_root)  # the inventory the rollback connects with, as the intent says now
-    try:
-        journal = load_run(runs, plan.name, run_id)
-    except (OSError, ValueError) as exc:
-        err_console.print(f"netfab rollback: no readable run {run_id!r} for fabric {plan.name} under {runs}: {exc}")
-        raise typer.Exit(ExitCode.USAGE) from None
-    target = resolve_target(plan, build_root, lab, inventory)
-    nr = _nornir(plan, target, workers=8)
-    restored, failures = rollback_run(nr, journal, on_event=lambda k, w, m: err_console.print(f"[{k}] {w}: {m}"))
-    err_console.print(f"run {run_id}: {len(restored)} devices restored, {len(failures)} failed")
-    for host, err in sorted(failures.items()):
-        err_console.print(f"  {host}: {err}")
-    raise typer.Exit(ExitCode.OK if not failures else ExitCode.FINDINGS)
-
-
-def verify(
-    intent: list[Path] = typer.Argument(..., help="Intent file(s) or directory.", show_default=False),
-    lab: str | None = typer.Option(None, "--lab", help="Verify the running lab with this prefix."),
-    inventory: list[Path] = typer.Option([], "--inventory", help="Inventory override directories."),
-    build_root: Path = typer.Option(Path("build"), "--build", help="Build output root."),
-    limit: str | None = typer.Option(None, "--limit", help="Only devices whose name matches this glob."),
-    output_format: str = typer.Option("text", "--format", help="text, json or junit."),
-    output: Path | None = typer.Option(None, "--output", help="Write the report here instead of stdout."),
-    workers: int = typer.Option(16, "--workers", help="Devices checked in parallel."),
-) -> None:
-    """Check the running fabric against the plan: BGP peers, ECMP width, interfaces, cabling, QoS."""
-    from netfab.cli.pipeline import err_console, load_plan
-    from netfab.deploy.target import build_root_for, resolve_target
-    from netfab.render.build import build as run_build
-    from netfab.render.writer import atomic_write_text
-    from netfab.verify.results import failed, render_json, render_junit, render_text
-    from netfab.verify.run import verify_fabric
-
-    if output_format not in ("text", "json", "junit"):
-        err_console.print(f"netfab verify: unknown format {output_format!r}")
-        raise typer.Exit(ExitCode.USAGE)
-    loaded = load_plan(intent, lab=lab is not None)
-    plan = loaded.plan
-    build_root = build_root_for(build_root, lab)
-    run_build(plan, build_root)  # an inventory that matches this intent, never a stale one
-    target = resolve_target(plan, build_root, lab, inventory)
-    nr = _nornir(plan, target, workers=workers)
-    names = [d for d in plan.devices if limit is None or fnmatchcase(d, limit)]
-    results = verify_fabric(nr, plan, names)
-    text = {"text": render_text, "json": render_json, "junit": render_junit}[output_format](results)
-    if output:
-        atomic_write_text(output, text)
-    else:
-        sys.stdout.write(text)
-    raise typer.Exit(ExitCode.FINDINGS if failed(results) else ExitCode.OK)
-
-
 def register(app: typer.Typer) -> None:
     app.command("deploy")(deploy)
-    app.command("rollback")(rollback)
-    app.command("verify")(verify)

@@ -1,0 +1,23 @@
+"""Helpers the deploy, rollback and verify verbs share: the run-journal root and the Nornir they connect with."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from netfab.core.exitcodes import ExitCode
+
+RUNS = Path("runs")
+
+
+def nornir_for(plan, target, workers: int):  # type: ignore[no-untyped-def]
+    from netfab.cli.pipeline import err_console
+    from netfab.deploy.inventory import InventoryError, buildnornir_for, load_inventory_data
+
+    try:
+        hosts, groups = load_inventory_data(target.generated_inventory, target.overrides)
+    except InventoryError as exc:
+        err_console.print(f"netfab: {exc}")
+        raise typer.Exit(ExitCode.USAGE) from None
+    return buildnornir_for(hosts, groups, target.credentials, workers=workers)

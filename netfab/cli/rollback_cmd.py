@@ -1,0 +1,47 @@
+"""`netfab rollback RUN_ID`: undo a run from its journal."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from netfab.cli.fleet import RUNS, nornir_for
+from netfab.core.exitcodes import ExitCode
+
+
+def rollback(
+    run_id: str = typer.Argument(..., help="The run to undo (see runs/<fabric>/)."),
+    intent: list[Path] = typer.Option(..., "--intent", help="The fabric's intent (for the inventory)."),
+    lab: str | None = typer.Option(None, "--lab", help="The run went to the lab with this prefix."),
+    inventory: list[Path] = typer.Option([], "--inventory", help="Inventory override directories."),
+    build_root: Path = typer.Option(Path("build"), "--build", help="Build output root."),
+    runs: Path = typer.Option(RUNS, "--runs", help="Where run journals are kept."),
+) -> None:
+    """Undo a run: put every device it changed back to the config it backed up, in reverse wave order."""
+    from netfab.cli.pipeline import err_console, load_plan
+    from netfab.deploy.journal import load_run
+    from netfab.deploy.rollback import rollback_run
+    from netfab.deploy.target import build_root_for, resolve_target
+    from netfab.render.build import build as run_build
+
+    loaded = load_plan(intent, lab=lab is not None)
+    plan = loaded.plan
+    build_root = build_root_for(build_root, lab)
+    run_build(plan, build_root)  # the inventory the rollback connects with, as the intent says now
+    try:
+        journal = load_run(runs, plan.name, run_id)
+    except (OSError, ValueError) as exc:
+        err_console.print(f"netfab rollback: no readable run {run_id!r} for fabric {plan.name} under {runs}: {exc}")
+        raise typer.Exit(ExitCode.USAGE) from None
+    target = resolve_target(plan, build_root, lab, inventory)
+    nr = nornir_for(plan, target, workers=8)
+    restored, failures = rollback_run(nr, journal, on_event=lambda k, w, m: err_console.print(f"[{k}] {w}: {m}"))
+    err_console.print(f"run {run_id}: {len(restored)} devices restored, {len(failures)} failed")
+    for host, err in sorted(failures.items()):
+        err_console.print(f"  {host}: {err}")
+    raise typer.Exit(ExitCode.OK if not failures else ExitCode.FINDINGS)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("rollback")(rollback)
