@@ -13,11 +13,11 @@ RUNS = Path("runs")
 
 def nornir_for(plan, target, workers: int):  # type: ignore[no-untyped-def]
     from netfab.cli.pipeline import err_console
-    from netfab.deploy.inventory import InventoryError, buildnornir_for, load_inventory_data
+    from netfab.deploy.inventory import InventoryError, build_nornir, load_inventory_data
 
     try:
         hosts, groups = load_inventory_data(target.generated_inventory, target.overrides)
     except InventoryError as exc:
         err_console.print(f"netfab: {exc}")
         raise typer.Exit(ExitCode.USAGE) from None
-    return buildnornir_for(hosts, groups, target.credentials, workers=workers)
+    return build_nornir(hosts, groups, target.credentials, workers=workers)
