@@ -1,5 +1,6 @@
-"""The lab check's pure parts, anywhere: the kernel-hash replica against answers a 6.18 kernel gave, and the
-whole check against a simulated lab (a leaf that hashes like the replica, or one that ignores policy 0)."""
+"""The lab check's pure parts, anywhere: the kernel-hash replica against answers a 6.18 kernel gave (more in
+test_kernel_hash), and the whole check against a simulated lab (a leaf that hashes like the replica, or one
+that ignores policy 0)."""
 
 from __future__ import annotations
 
@@ -15,15 +16,14 @@ from netfab.analyze.labcheck import (
     HashConfig,
     LabCheckError,
     LabCheckOptions,
-    _flows_from_bytes,
     endpoints,
     kernel_multipath_hash,
     lab_findings,
     render_lab_text,
     run_lab_check,
     select_member,
-    siphash24,
 )
+from netfab.analyze.labcheck.stats import flows_from_bytes
 from netfab.analyze.traffic import ETH_IP_UDP_OVERHEAD, SENDER_SOURCE
 
 SEED = 1031014252  # leaf1's planned hash seed in intent/lab.yaml
@@ -39,13 +39,6 @@ KERNEL_ANSWERS = {
 }
 
 
-def test_siphash_reference_vectors() -> None:
-    key = bytes(range(16))
-    k0, k1 = int.from_bytes(key[:8], "little"), int.from_bytes(key[8:], "little")
-    assert siphash24(k0, k1, b"") == 0x726FDB47DD0E0E31
-    assert siphash24(k0, k1, bytes(range(15))) == 0xA129CA6149BE45E5  # the SipHash paper's example
-
-
 @pytest.mark.parametrize(("policy", "mask"), sorted(KERNEL_ANSWERS))
 def test_replica_names_the_next_hop_the_kernel_named(policy: int, mask: int) -> None:
     got = "".join(
@@ -57,13 +50,14 @@ def test_replica_names_the_next_hop_the_kernel_named(policy: int, mask: int) -> 
 
 def test_hash_threshold_bounds() -> None:
     assert [select_member(h, [1, 1]) for h in (0, (1 << 30) - 1, 1 << 30, (1 << 31) - 1)] == [0, 0, 1, 1]
-    assert [select_member(h, [1, 2]) for h in (715827881, 715827883, (1 << 31) - 1)] == [0, 1, 1]
+    # Upper bound of the first of weights 1:2 is round(2**31 / 3) - 1 = 715827882 (DIV_ROUND_CLOSEST, not floor).
+    assert [select_member(h, [1, 2]) for h in (715827882, 715827883, (1 << 31) - 1)] == [0, 1, 1]
 
 
 def test_flows_from_bytes_add_up() -> None:
-    assert _flows_from_bytes({"swp3": 700, "swp4": 900}, 16) == {"swp3": 7, "swp4": 9}
-    assert _flows_from_bytes({"swp3": 1000, "swp4": 0}, 16) == {"swp3": 16, "swp4": 0}
-    assert sum(_flows_from_bytes({"a": 333, "b": 333, "c": 334}, 10).values()) == 10
+    assert flows_from_bytes({"swp3": 700, "swp4": 900}, 16) == {"swp3": 7, "swp4": 9}
+    assert flows_from_bytes({"swp3": 1000, "swp4": 0}, 16) == {"swp3": 16, "swp4": 0}
+    assert sum(flows_from_bytes({"a": 333, "b": 333, "c": 334}, 10).values()) == 10
 
 
 def test_default_endpoints_cross_a_leaf_on_the_same_rail() -> None:
