@@ -59,10 +59,6 @@ class SplitForecast:
     p_all_on_one: float
     busiest_samples: np.ndarray
 
-    @property
-    def fair_share(self) -> float:
-        return self.flows / len(self.uplinks) if self.uplinks else 0.0
-
     def p_at_least(self, busiest_flows: int) -> float:
         """Probability that the busiest uplink carries at least this many flows (how surprising a measurement
         is: a lab split whose busiest count has p < 0.01 disagrees with the model)."""

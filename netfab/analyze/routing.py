@@ -66,10 +66,8 @@ class FabricRoutes:
     leaf_names: tuple[str, ...]
     leaf_pod: np.ndarray
     leaf_seed: np.ndarray
-    spine_names: tuple[str, ...]
     spine_pod: np.ndarray
     spine_seed: np.ndarray
-    superspine_names: tuple[str, ...]
     superspine_seed: np.ndarray
     pods: int
     # leaf <-> spine physical links (tiers leaf_up / spine_down)
@@ -206,10 +204,8 @@ def build_routes(plan: FabricPlan, gpus_per_server: int) -> FabricRoutes:
         leaf_names=tuple(by_role["leaf"]),
         leaf_pod=leaf_pod,
         leaf_seed=seeds(by_role["leaf"]),
-        spine_names=tuple(by_role["spine"]),
         spine_pod=spine_pod,
         spine_seed=seeds(by_role["spine"]),
-        superspine_names=tuple(by_role["superspine"]),
         superspine_seed=seeds(by_role["superspine"]),
         pods=pods,
         ls_leaf=ls_leaf_a,

@@ -73,11 +73,6 @@ class FlowBatch:
     """Datagrams per second per flow."""
     dst_port: int = ROCE_UDP_PORT
 
-    @property
-    def wire_bytes_per_flow(self) -> int:
-        """What one flow adds to an uplink's tx_bytes when every datagram gets through."""
-        return self.packets_per_flow * (self.payload_bytes + ETH_IP_UDP_OVERHEAD)
-
     def sender_config(self) -> dict[str, Any]:
         return {
             "src_ip": self.src_ip,

@@ -47,9 +47,6 @@ class Playbook(_Model):
     waves: list[WaveSpec] = Field(min_length=1)
 
 
-DEFAULT_PLAYBOOK = "deploy.yaml"
-
-
 def load_playbook(path: Path) -> Playbook:
     import yaml
 

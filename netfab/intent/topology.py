@@ -39,7 +39,6 @@ class ServerSpec(IntentModel):
     gpus_per_server: Count = 8
     nic_speed: SpeedGbps = "400G"
     cable_m: float = Field(default=3.0, gt=0, le=10_000)
-    nic_model: Literal["connectx6", "connectx7", "connectx8", "bluefield3", "generic"] = "connectx7"
 
 
 class Topology(IntentModel):

@@ -174,10 +174,3 @@ Oversubscription = Annotated[
     Field(ge=1.0),
     WithJsonSchema({"type": "string", "pattern": r"^\d+(\.\d+)?:\d+(\.\d+)?$", "examples": ["1:1", "7:1"]}),
 ]
-
-
-def format_bytes(n: int) -> str:
-    """Human form used in messages: 150000 -> '150 KB', 1500000 -> '1,500 KB'."""
-    if n % 1000 == 0 and n >= 1000:
-        return f"{n // 1000:,} KB"
-    return f"{n:,} B"

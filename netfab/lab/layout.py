@@ -80,9 +80,6 @@ class Layout:
     def pidfile(self, switch: str, daemon: str) -> Path:
         return self.run_dir(switch) / f"{daemon}.pid"
 
-    def pidfiles(self, switch: str) -> list[Path]:
-        return [self.pidfile(switch, d) for d in (*DAEMONS, "sshd")]
-
     @property
     def ssh_dir(self) -> Path:
         return self.workdir / "ssh"

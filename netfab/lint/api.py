@@ -73,12 +73,13 @@ def validate(source: IntentSource) -> tuple[Intent | None, list[Finding]]:
     from pydantic import ValidationError
 
     from netfab.intent import Intent
+    from netfab.intent.retired import retired_finding
     from netfab.load import validation_findings
 
     try:
         return Intent.model_validate(source.data), []
     except ValidationError as err:
-        return None, validation_findings(err, source, Intent)
+        return None, [retired_finding(f) for f in validation_findings(err, source, Intent)]
 
 
 def run_rules(registry: RuleRegistry, ctx: LintContext) -> tuple[list[Finding], list[str]]:
@@ -125,6 +126,7 @@ def _exit_code(findings: list[Finding], strict: bool) -> ExitCode:
 
 def rule_infos(registry: RuleRegistry | None = None) -> list[RuleInfo]:
     """Metadata for every id a lint run can report: load/schema rules, semantic rules, LINT-INTERNAL."""
+    from netfab.intent.retired import REMOVED_RULE_ID
     from netfab.load import RULES as LOAD_RULES
     from netfab.report import RuleInfo
 
@@ -134,4 +136,10 @@ def rule_infos(registry: RuleRegistry | None = None) -> list[RuleInfo]:
         Severity.ERROR,
         "A lint rule raised an exception. This is a bug in netfab; the other rules still ran.",
     )
-    return [*LOAD_RULES, *(r.rule_info() for r in (registry or default_registry())), internal]
+    removed = RuleInfo(
+        REMOVED_RULE_ID,
+        "Removed field",
+        Severity.ERROR,
+        "The intent sets a field netfab no longer accepts; the message says why and what replaces it.",
+    )
+    return [*LOAD_RULES, removed, *(r.rule_info() for r in (registry or default_registry())), internal]

@@ -33,7 +33,6 @@ class LinkKind:
     upper: Role
     speed_gbps: int
     cable_m: float
-    speed_path: DataPath
     cable_path: DataPath
 
     @property
@@ -48,18 +47,18 @@ def link_kinds(intent: Intent) -> list[LinkKind]:
     kinds = [
         LinkKind(
             "host", "server", "leaf", t.servers.nic_speed, t.servers.cable_m,
-            ("topology", "servers", "nic_speed"), ("topology", "servers", "cable_m"),
+            ("topology", "servers", "cable_m"),
         ),
         LinkKind(
             "leaf-spine", "leaf", "spine", t.leaf.uplink_speed, t.leaf.uplink_cable_m,
-            ("topology", "leaf", "uplink_speed"), ("topology", "leaf", "uplink_cable_m"),
+            ("topology", "leaf", "uplink_cable_m"),
         ),
     ]  # fmt: skip
     if t.superspine is not None:
         kinds.append(
             LinkKind(
                 "spine-superspine", "spine", "superspine", t.spine.uplink_speed, t.spine.uplink_cable_m,
-                ("topology", "spine", "uplink_speed"), ("topology", "spine", "uplink_cable_m"),
+                ("topology", "spine", "uplink_cable_m"),
             )
         )  # fmt: skip
     return kinds

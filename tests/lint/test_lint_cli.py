@@ -56,6 +56,19 @@ def test_errors_exit_1_and_warnings_only_with_strict(broken: Path, warns: Path) 
     assert invoke("lint", "--strict", str(warns))[0] == 1
 
 
+def test_retired_nic_model_is_refused_at_its_key_with_a_migration_hint(tmp_path: Path) -> None:
+    # It used to be accepted and ignored: a user who set it believed it changed the NIC scripts.
+    path = write_intent(merged(RAIL, {"topology": {"servers": {"nic_model": "connectx7"}}}), tmp_path / "n.yaml")
+    line = next(i for i, ln in enumerate(path.read_text().splitlines(), 1) if "nic_model:" in ln)
+    col = path.read_text().splitlines()[line - 1].index("nic_model") + 1
+    code, out = invoke("lint", str(path))
+    assert code == 1
+    assert f"{path}:{line}:{col}: error[SCHEMA-removed] topology.servers.nic_model: no longer part of the intent" in out
+    assert "Delete the line" in out
+    assert "SCHEMA-extra" not in out
+    assert invoke("lint", "--format", "json", str(tmp_path / "n.yaml"))[0] == 1
+
+
 def test_unreadable_input_and_bad_usage_exit_2(tmp_path: Path) -> None:
     bad = tmp_path / "x.yaml"
     bad.write_text("a: [\n", encoding="utf-8")
