@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -172,9 +171,7 @@ def test_hazard_inside_an_anchor_is_reported_once(tmp_path: Path) -> None:
 def test_alias_bomb_is_capped(tmp_path: Path) -> None:
     lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
     lines += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]" for i in range(1, 9)]
-    started = time.perf_counter()
     source = load_text(tmp_path, "\n".join(lines) + "\n")
-    assert time.perf_counter() - started < 5
     assert rules(source) == ["LOAD003"] and source.unreadable
 
 
@@ -259,21 +256,17 @@ def test_bad_file_does_not_stop_the_others_from_loading(tmp_path: Path) -> None:
     assert source.data == {"a": 1} and rules(source) == ["YAML000"] and source.unreadable
 
 
-def test_two_thousand_line_intent_loads_in_milliseconds(tmp_path: Path) -> None:
+def test_two_thousand_line_intent_loads_whole(tmp_path: Path) -> None:
+    """A 2,000-line document loads with nothing lost (its speed is measured in bench/lint_bench.py)."""
     blocks = [
         f"  - name: leaf{i}\n    asn: {65000 + i}\n    mtu: 9216\n    pfc: {{priorities: [3], watchdog: true}}\n"
         for i in range(500)
     ]
     path = tmp_path / "big.yaml"
     path.write_text("devices:\n" + "".join(blocks))
-    load_intent_source([path])  # warm-up imports
-    timings = []
-    for _ in range(3):
-        started = time.perf_counter()
-        source = load_intent_source([path])
-        timings.append(time.perf_counter() - started)
+    source = load_intent_source([path])
     assert len(source.data["devices"]) == 500 and source.findings == []
-    assert min(timings) < 0.05, timings  # typically ~10 ms; generous for loaded CI machines
+    assert source.data["devices"][499]["asn"] == 65499
 
 
 # YAML-shaped fragments reach far deeper into the parser and our constructor than uniform random text.

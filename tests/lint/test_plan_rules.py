@@ -8,7 +8,6 @@ rule runs on its own against LintContext.build(intent, source, plan), exactly as
 from __future__ import annotations
 
 import dataclasses
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -139,18 +138,15 @@ def test_intent_findings_are_not_repeated(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=[p.stem for p in EXAMPLES])
-def test_example_plans_are_clean_and_fast(example: Path) -> None:
-    """Plan rules run on every `netfab lint`: the 24k-GPU plan must stay well inside the 1 s lint budget."""
+def test_example_plans_are_clean(example: Path) -> None:
+    """Every example's expanded plan passes the plan rules (their speed is measured in bench/lint_bench.py)."""
     source = load_intent_source([example])
     result = lint_source(source)
     assert result.intent is not None
     ctx = LintContext.build(result.intent, source, design(result.intent))
     rules = RuleRegistry(r for r in default_registry() if r.needs_plan)
-    start = time.perf_counter()
     findings, _ = run_rules(rules, ctx)
-    elapsed = time.perf_counter() - start
     assert findings == []
-    assert elapsed < 0.25, f"plan rules took {elapsed:.3f} s on {example.name}"
 
 
 # --- `netfab lint` runs them ------------------------------------------------------------------------------

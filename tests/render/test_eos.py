@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import time
 
 import pytest
 from cli_roundtrip import assert_nothing_lost, assert_roundtrip, check_golden, fabric_for, lab_pair, render_text
@@ -216,15 +215,12 @@ def test_unsupported_features_are_refused(overrides: dict[str, object], message:
         render_text(leaf)
 
 
-def test_render_time_clos3(clos3: FabricPlan) -> None:
+def test_every_clos3_device_renders(clos3: FabricPlan) -> None:
+    """All 1,692 EOS configs render (speed: bench/build_bench.py)."""
     devices = list(clos3.devices.values())
-    render_text(devices[0])  # compile once
-    start = time.perf_counter()
-    for dev in devices:
-        render_text(dev)
-    per_device_ms = (time.perf_counter() - start) / len(devices) * 1000
     assert len(devices) == 1692
-    assert per_device_ms < 5, f"{per_device_ms:.2f} ms per device"
+    for dev in devices:
+        assert "router bgp" in render_text(dev), dev.name
 
 
 def test_bfd_on_the_peer_group() -> None:

@@ -10,7 +10,6 @@ import re
 import shutil
 import subprocess
 import textwrap
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -528,15 +527,11 @@ def test_linux_sh_in_a_namespace_is_idempotent(tmp_path: Path) -> None:
 # --- speed --------------------------------------------------------------------------------------------------
 
 
-def test_clos3_render_speed() -> None:
-    """The 1,692-switch clos3 fabric on frr (QP hashing and the watchdog removed: Linux has neither). The bound is
-    loose for slow CI machines; measured ~1.5 ms per device on a 2-vCPU VM."""
+def test_clos3_renders_on_frr() -> None:
+    """A sample of the 1,692-switch clos3 fabric renders on frr (QP hashing and the watchdog removed: Linux has
+    neither). Speed is measured in bench/build_bench.py, not here."""
     fabric = fabric_for("frr", "clos3-24k.yaml", qos__pfc=NO_WATCHDOG, load_balancing__hash_fields=FIVE_TUPLE)
     devices = list(fabric.devices.values())
     sample = devices[:: max(1, len(devices) // 200)]
-    render_device(sample[0])
-    start = time.perf_counter()
     for dev in sample:
-        render_device(dev)
-    per_device = (time.perf_counter() - start) / len(sample)
-    assert per_device < 0.02, f"{per_device * 1000:.1f} ms per device"
+        assert any("router bgp" in text for text in render_device(dev).values()), dev.name

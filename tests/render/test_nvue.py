@@ -4,7 +4,6 @@ not depend on the golden (ECN bytes, PFC priority, watchdog, BGP neighbors, hash
 from __future__ import annotations
 
 import math
-import time
 from typing import Any
 
 import pytest
@@ -274,13 +273,8 @@ def test_unsupported_features_refuse(overrides: dict[str, Any], message: str) ->
 # --- speed -----------------------------------------------------------------------------------------------
 
 
-def test_render_time_rail_4su() -> None:
+def test_every_rail_4su_device_renders() -> None:
+    """Every device of rail-4su renders (speed: bench/build_bench.py)."""
     plan = fabric_for(PLATFORM, "rail-4su.yaml")
-    devices = list(plan.devices.values())
-    render_text(devices[0])  # compile once
-    start = time.perf_counter()
-    for dev in devices:
-        render_text(dev)
-    per_device = (time.perf_counter() - start) / len(devices)
-    print(f"\nnvidia_cumulus rail-4su: {len(devices)} devices, {per_device * 1000:.2f} ms/device")
-    assert per_device < 0.01, "NVUE render should take ~1 ms per device"
+    for dev in plan.devices.values():
+        assert "router:" in render_text(dev), dev.name

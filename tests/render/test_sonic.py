@@ -8,7 +8,6 @@ import math
 import re
 import shutil
 import subprocess
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -408,15 +407,9 @@ def test_vtysh_dryrun_can_fail(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_render_time_clos3() -> None:
+def test_every_clos3_device_renders() -> None:
+    """All 1,692 SONiC configs (config_db.json + frr.conf) render; their speed is measured in bench/build_bench.py."""
     devices = list(fabric_for(PLATFORM, "clos3-24k.yaml").devices.values())
-    render(devices[0])  # compile once
-    start = time.perf_counter()
+    assert len(devices) == 1692
     for dev in devices:
         render(dev)
-    elapsed = time.perf_counter() - start
-    print(
-        f"\nsonic clos3-24k: {len(devices)} devices in {elapsed:.2f} s, {elapsed / len(devices) * 1000:.2f} ms/device"
-    )
-    # ~4 s on an idle 2-core box; the bound leaves room for a loaded CI runner and still catches a 5x regression
-    assert elapsed < 20, "1,692 SONiC configs (config_db.json + frr.conf) should render in a few seconds"
