@@ -99,14 +99,14 @@ def analyze(
     options = AnalyzeOptions(
         trials=trials,
         seed=seed,
-        pattern=pattern.value,  # type: ignore[arg-type]
+        pattern=pattern.value,
         job_gpus=job_gpus,
-        placement=placement.value,  # type: ignore[arg-type]
+        placement=placement.value,
         qps=qps,
     )
     try:
-        result = run_analysis(loaded.intent, plan, options, loaded.source_file)  # type: ignore[arg-type]
-        out_dir = out if out is not None else default_out_dir(plan.name)  # type: ignore[attr-defined]
+        result = run_analysis(loaded.intent, plan, options, loaded.source_file)
+        out_dir = out if out is not None else default_out_dir(plan.name)
     except (AnalysisInputError, UnsafeOutput) as exc:
         err_console.print(f"netfab analyze: {exc}")
         raise typer.Exit(ExitCode.USAGE) from None
@@ -160,7 +160,7 @@ def _lab_check(
         err_console.print("netfab analyze --lab needs root and FRR: " + "; ".join(missing))
         raise typer.Exit(ExitCode.USAGE)
     source_file = loaded.source_file
-    lab_intent, _ = lab_variant(loaded.intent)  # type: ignore[arg-type]
+    lab_intent, _ = lab_variant(loaded.intent)
     try:
         lab_plan = design(lab_intent, source_file)
     except DesignError as exc:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
@@ -17,13 +18,17 @@ from netfab import __version__
 from netfab.core.exitcodes import ExitCode
 from netfab.core.findings import Finding, has_errors, sorted_findings
 
+if TYPE_CHECKING:
+    from netfab.design import FabricPlan
+    from netfab.intent import Intent
+
 err_console = Console(stderr=True, highlight=False)
 
 
 @dataclass
 class Loaded:
-    intent: object
-    plan: object
+    intent: Intent
+    plan: FabricPlan
     findings: list[Finding]
     source_file: str
     lab_notes: list[str]
@@ -40,19 +45,6 @@ def print_findings(findings: list[Finding], files: list[Path] | None = None) -> 
         render_rich(findings, err_console, ctx)
     else:
         sys.stderr.write(render_text(findings, ctx))
-
-
-def relocate(findings: list[Finding], source: object) -> list[Finding]:
-    """Design findings carry the intent field path; point them at that field's line in the user's file."""
-    import dataclasses
-
-    out = []
-    for f in findings:
-        if f.path and not f.location.line:
-            path = tuple(int(p) if p.isdigit() else p for p in f.path.replace("[", ".").replace("]", "").split("."))
-            f = dataclasses.replace(f, location=source.source_map.locate(path))  # type: ignore[attr-defined]
-        out.append(f)
-    return out
 
 
 def load_plan(paths: list[Path], strict: bool = False, lab: bool = False) -> Loaded:
@@ -81,7 +73,8 @@ def load_plan(paths: list[Path], strict: bool = False, lab: bool = False) -> Loa
     try:
         plan = design(intent, source_file)
     except DesignError as exc:
-        print_findings(relocate(exc.findings, source), source.files)
+        ctx = LintContext.build(intent, source)
+        print_findings(exc.located(lambda path: ctx.at(*path)), source.files)
         raise typer.Exit(ExitCode.FINDINGS) from None
     plan_rules = RuleRegistry(r for r in default_registry() if r.needs_plan)
     plan_findings, _ = run_rules(plan_rules, LintContext.build(intent, source, plan))

@@ -11,11 +11,10 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from netfab.core.exitcodes import ExitCode
-from netfab.core.findings import Finding, has_errors, sorted_findings
+from netfab.core.findings import has_errors, sorted_findings
 
 if TYPE_CHECKING:
     from netfab.lint.api import LintResult
-    from netfab.lint.context import LintContext
     from netfab.load import IntentSource
 
 
@@ -33,7 +32,7 @@ def with_plan(result: LintResult, source: IntentSource, strict: bool) -> LintRes
         plan = design(result.intent, source_file)
     except DesignError as exc:
         ctx = LintContext.build(result.intent, source)
-        added = [_located(f, ctx) for f in exc.findings]
+        added = exc.located(lambda path: ctx.at(*path))
         skipped = result.skipped  # no plan: the plan rules still did not run
     else:
         rules = RuleRegistry(r for r in default_registry() if r.needs_plan)
@@ -44,11 +43,3 @@ def with_plan(result: LintResult, source: IntentSource, strict: bool) -> LintRes
     else:
         code = ExitCode.FINDINGS if has_errors(findings, strict) else ExitCode.OK
     return replace(result, findings=findings, exit_code=code, skipped=skipped)
-
-
-def _located(finding: Finding, ctx: LintContext) -> Finding:
-    """A design finding carries only its dotted intent path: point it at that field in the user's file."""
-    if not finding.path:
-        return finding
-    parts = tuple(int(p) if p.isdigit() else p for p in finding.path.split("."))
-    return replace(finding, location=ctx.at(*parts))

@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from netfab.intent.types import Microseconds
+from netfab.intent.types import Microseconds, us
 
 
 class _Model(BaseModel):
@@ -36,9 +36,9 @@ class WaveSpec(_Model):
 
 class Playbook(_Model):
     name: str
-    confirm_timeout: Microseconds = "300s"
+    confirm_timeout: Microseconds = us("300s")
     """Commit-confirm timer: a device reverts by itself unless netfab confirms within this time."""
-    settle_timeout: Microseconds = "60s"
+    settle_timeout: Microseconds = us("60s")
     """How long post-checks may take to pass (BGP needs a few seconds to re-establish)."""
     confirm: Literal["device", "client"] = "device"
     """device: every commit runs on a device-side confirm timer, and a platform without one is refused.

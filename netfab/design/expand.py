@@ -8,10 +8,11 @@ number) and a per-role index in design order, and every per-role order appends w
 from __future__ import annotations
 
 import gc
+from collections.abc import Callable
 from ipaddress import IPv4Network
 from math import ceil
+from typing import TypeVar
 
-from netfab.core.findings import Finding, Location, Severity
 from netfab.design.addressing import PoolExhausted, host_address, ip_str, p2p31, split_blocks
 from netfab.design.errors import DesignError
 from netfab.design.facts import device_hash_seed, hash_plan, nic_plan, qos_plan
@@ -30,6 +31,9 @@ from netfab.design.plan import (
 )
 from netfab.design.ports import PORT_NAMES
 from netfab.intent import Intent
+from netfab.load.yamlsource import DataPath, dotted
+
+_T = TypeVar("_T")
 
 _ROLE_ORDER: tuple[Role, ...] = ("superspine", "spine", "leaf")
 
@@ -65,22 +69,19 @@ class _Expander:
         name = self.namer.name(role, **name_coords)
         if name in self.devices:
             raise DesignError(
-                [
-                    Finding(
-                        "DESIGN001",
-                        Severity.ERROR,
-                        f"{role} name template gives '{name}' to two devices",
-                        Location(self.source_file),
-                        hint=f"add a placeholder that differs between them to naming.{role}, e.g. {{index}}",
-                        path=f"naming.{role}",
-                    )
-                ]
+                "DESIGN001",
+                f"{role} name template gives '{name}' to two devices",
+                ("naming", role),
+                hint=f"add a placeholder that differs between them to naming.{role}, e.g. {{index}}",
+                source_file=self.source_file,
             )
         pool = getattr(self.u.loopbacks, role)
-        loopback = self._alloc(lambda: host_address(pool, index - 1, f"{role} loopbacks"), f"underlay.loopbacks.{role}")
+        loopback = self._alloc(
+            lambda: host_address(pool, index - 1, f"{role} loopbacks"), ("underlay", "loopbacks", role)
+        )
         mgmt = self._alloc(
             lambda: host_address(self.mgmt_blocks[role], index - 1, f"{role} management addresses"),
-            "management.subnet",
+            ("management", "subnet"),
         )
         plan = DevicePlan(
             fabric=self.intent.fabric.name,
@@ -105,21 +106,12 @@ class _Expander:
         self.devices[name] = plan
         return plan
 
-    def _alloc(self, fn, path: str):  # type: ignore[no-untyped-def]
+    def _alloc(self, fn: Callable[[], _T], path: DataPath) -> _T:
         try:
             return fn()
         except PoolExhausted as exc:
             raise DesignError(
-                [
-                    Finding(
-                        "DESIGN002",
-                        Severity.ERROR,
-                        str(exc),
-                        Location(self.source_file),
-                        hint=f"give {path} a larger prefix",
-                        path=path,
-                    )
-                ]
+                "DESIGN002", str(exc), path, hint=f"give {dotted(path)} a larger prefix", source_file=self.source_file
             ) from None
 
     # --- links ---------------------------------------------------------------------------------------
@@ -134,7 +126,7 @@ class _Expander:
         cable_m: float,
         p2p_index: int,
         pool: IPv4Network | None,
-        pool_path: str,
+        pool_path: DataPath,
     ) -> None:
         a_if = PORT_NAMES[upper.platform](upper_port)
         b_if = PORT_NAMES[lower.platform](lower_port)
@@ -256,7 +248,7 @@ class _Expander:
                     t.leaf.uplink_cable_m,
                     (leaf.index - 1) * uplinks + k,
                     pool,
-                    "underlay.p2p.leaf_spine",
+                    ("underlay", "p2p", "leaf_spine"),
                 )
 
     def _spine_superspine(self, spines_by_pod: dict[int, list[DevicePlan]], superspines: list[DevicePlan]) -> None:
@@ -286,7 +278,7 @@ class _Expander:
                         t.spine.uplink_cable_m,
                         (spine.index - 1) * uplinks + k,
                         pool,
-                        "underlay.p2p.spine_superspine",
+                        ("underlay", "p2p", "spine_superspine"),
                     )
 
     def _servers(self, leaves: dict[tuple[int, int], DevicePlan]) -> None:
@@ -296,7 +288,7 @@ class _Expander:
         speed, cable = t.servers.nic_speed, t.servers.cable_m
         if t.style == "rail_optimized":
             rails = t.rail_count
-            blocks = self._alloc(lambda: split_blocks(hosts, rails), "underlay.hosts")
+            blocks = self._alloc(lambda: split_blocks(hosts, rails), ("underlay", "hosts"))
             per_su = t.servers_per_su or 0
             for su in range(1, (t.scalable_units or 0) + 1):
                 for s in range(1, per_su + 1):
@@ -339,7 +331,7 @@ class _Expander:
         cable: float,
         server: str,
     ) -> NicPlan:
-        leaf_int, nic_int = self._alloc(lambda: p2p31(block, index, "GPU NIC /31 links"), "underlay.hosts")
+        leaf_int, nic_int = self._alloc(lambda: p2p31(block, index, "GPU NIC /31 links"), ("underlay", "hosts"))
         leaf_ip, nic_ip = ip_str(leaf_int), ip_str(nic_int)
         leaf_addr, nic_addr = f"{leaf_ip}/31", f"{nic_ip}/31"
         netdev = f"eth{g}"
@@ -415,17 +407,12 @@ def design(intent: Intent, source_file: str = "<intent>") -> FabricPlan:
         return _Expander(intent, source_file).expand()
     except UnsafeName as exc:
         raise DesignError(
-            [
-                Finding(
-                    "DESIGN003",
-                    Severity.ERROR,
-                    f"{exc}: names may use letters, digits, '_', '-' and '.', start with a letter or digit, "
-                    "and never contain '..'",
-                    Location(source_file),
-                    hint=f"change naming.{exc.role}",
-                    path=f"naming.{exc.role}",
-                )
-            ]
+            "DESIGN003",
+            f"{exc}: names may use letters, digits, '_', '-' and '.', start with a letter or digit, "
+            "and never contain '..'",
+            ("naming", exc.role),
+            hint=f"change naming.{exc.role}",
+            source_file=source_file,
         ) from None
     finally:
         if gc_was_enabled:

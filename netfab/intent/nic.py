@@ -7,28 +7,28 @@ from typing import Literal
 from pydantic import Field
 
 from netfab.intent.base import IntentModel
-from netfab.intent.types import Dscp, Mbps, Microseconds, Percent, Priority
+from netfab.intent.types import Dscp, Mbps, Microseconds, Percent, Priority, mbps, us
 
 
 class ReactionPoint(IntentModel):
     """DCQCN reaction point (the sender's rate limiter). Defaults are the ConnectX firmware defaults."""
 
-    rate_reduce_monitor_period: Microseconds = "4us"
-    time_reset: Microseconds = "300us"
+    rate_reduce_monitor_period: Microseconds = us("4us")
+    time_reset: Microseconds = us("300us")
     """rpg_time_reset: time between rate increases without CNPs."""
     byte_reset: int = Field(default=32767, ge=0)
     """rpg_byte_reset in bytes (0 = off)."""
     threshold: int = Field(default=1, ge=1, le=31)
-    ai_rate: Mbps = "5Mbps"
-    hai_rate: Mbps = "50Mbps"
-    max_rate: Mbps = "0Mbps"
+    ai_rate: Mbps = mbps("5Mbps")
+    hai_rate: Mbps = mbps("50Mbps")
+    max_rate: Mbps = mbps("0Mbps")
     """0 = line rate."""
-    min_rate: Mbps = "1Mbps"
+    min_rate: Mbps = mbps("1Mbps")
     min_dec_fac: Percent = 50
     gd: int = Field(default=11, ge=0, le=15)
     initial_alpha: int = Field(default=1023, ge=1, le=1023)
     dce_tcp_g: int = Field(default=1019, ge=0, le=1023)
-    dce_tcp_rtt: Microseconds = "1us"
+    dce_tcp_rtt: Microseconds = us("1us")
     clamp_tgt_rate: bool = False
     clamp_tgt_rate_after_time_inc: bool = True
 
@@ -36,7 +36,7 @@ class ReactionPoint(IntentModel):
 class NotificationPoint(IntentModel):
     """DCQCN notification point (the receiver that generates CNPs)."""
 
-    min_time_between_cnps: Microseconds = "4us"
+    min_time_between_cnps: Microseconds = us("4us")
     cnp_dscp: Dscp = 48
     cnp_priority: Priority = 6
 

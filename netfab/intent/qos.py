@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import Field
 
 from netfab.intent.base import IntentModel
-from netfab.intent.types import ByteSize, Dscp, Microseconds, Name, Percent, Priority
+from netfab.intent.types import ByteSize, Dscp, Microseconds, Name, Percent, Priority, size, us
 
 
 class EcnProfile(IntentModel):
@@ -46,7 +46,7 @@ def _default_classes() -> list[TrafficClass]:
             priority=3,
             lossless=True,
             weight=50,
-            ecn=EcnProfile(kmin="150KB", kmax="1500KB", pmax=100),
+            ecn=EcnProfile(kmin=size("150KB"), kmax=size("1500KB"), pmax=100),
         ),
         TrafficClass(name="cnp", kind="cnp", dscp=[48], priority=6, scheduling="strict"),
         TrafficClass(name="default", kind="default", dscp=[], priority=0, weight=50),
@@ -58,9 +58,9 @@ class PfcWatchdog(IntentModel):
     pause frames were seen for `restore`."""
 
     enabled: bool = True
-    detect: Microseconds = "200ms"
-    restore: Microseconds = "400ms"
-    polling: Microseconds = "100ms"
+    detect: Microseconds = us("200ms")
+    restore: Microseconds = us("400ms")
+    polling: Microseconds = us("100ms")
     action: Literal["drop", "forward", "alert"] = "drop"
 
 

@@ -11,7 +11,7 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from netfab.intent.base import IntentModel
-from netfab.intent.types import Count, Oversubscription, Platform, SpeedGbps
+from netfab.intent.types import Count, Oversubscription, Platform, SpeedGbps, gbps
 
 
 class SwitchTier(IntentModel):
@@ -26,7 +26,7 @@ class SwitchTier(IntentModel):
     """Front-panel ports (after breakout) available on one switch: the port budget."""
     uplinks: int = Field(default=0, ge=0)
     """Uplinks per switch towards the tier above (0 on the top tier)."""
-    uplink_speed: SpeedGbps = "400G"
+    uplink_speed: SpeedGbps = gbps("400G")
     uplink_cable_m: float = Field(default=30.0, gt=0, le=10_000)
     """Cable length of the uplinks in metres: it sizes PFC headroom on both ends."""
     oversubscription: Oversubscription = 1.0
@@ -37,7 +37,7 @@ class ServerSpec(IntentModel):
     """GPU servers: one scale-out NIC per GPU."""
 
     gpus_per_server: Count = 8
-    nic_speed: SpeedGbps = "400G"
+    nic_speed: SpeedGbps = gbps("400G")
     cable_m: float = Field(default=3.0, gt=0, le=10_000)
 
 

@@ -12,7 +12,8 @@ import re
 from enum import StrEnum
 from typing import Annotated, Any
 
-from pydantic import BeforeValidator, Field, WithJsonSchema
+from pydantic import BeforeValidator, Field, GetCoreSchemaHandler, WithJsonSchema
+from pydantic_core import core_schema
 
 Dscp = Annotated[int, Field(ge=0, le=63, description="DSCP code point, 0-63")]
 Priority = Annotated[int, Field(ge=0, le=7, description="802.1p priority / switch priority / traffic class, 0-7")]
@@ -57,11 +58,37 @@ class HashField(StrEnum):
 
 # --- quantities with units -------------------------------------------------------------------------------
 
+
+class _UnitDefault(int):
+    """A model default written with its unit (`us("4us")`), parsed once at import.
+
+    It is the int the field holds, so the default is typed like the field, and it keeps the text so the JSON
+    Schema shows the default as a user writes it ("4us", not 4). The parsers accept it where they refuse a
+    bare number: only code can make one, never a YAML file.
+    """
+
+    text: str
+
+    def __new__(cls, value: int, text: str) -> _UnitDefault:
+        obj = super().__new__(cls, value)
+        obj.text = text
+        return obj
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
+        # Only reached when the JSON Schema encodes a field's default: the fields themselves are typed int.
+        return core_schema.is_instance_schema(
+            cls, serialization=core_schema.plain_serializer_function_ser_schema(lambda v: v.text)
+        )
+
+
 _BYTE_UNITS = {"B": 1, "KB": 1000, "KIB": 1024, "MB": 1000**2, "MIB": 1024**2, "GB": 1000**3, "GIB": 1024**3}
 _BYTES_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMG]i?B|B)\s*$", re.IGNORECASE)
 
 
 def _parse_bytes(value: Any) -> Any:
+    if isinstance(value, _UnitDefault):
+        return int(value)
     if isinstance(value, bool):
         raise ValueError("a size needs a number and a unit, e.g. 150KB")
     if isinstance(value, int | float):
@@ -89,6 +116,8 @@ _SPEED_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([GT])(?:bps|b/s)?\s*$", re.IGNOR
 
 
 def _parse_speed(value: Any) -> Any:
+    if isinstance(value, _UnitDefault):
+        return int(value)
     if isinstance(value, bool | int | float):
         raise ValueError(f"speed {value!r} has no unit; write e.g. '400G'")
     if isinstance(value, str):
@@ -113,6 +142,8 @@ _DURATION_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(us|µs|ms|s)\s*$")
 
 
 def _parse_duration(value: Any) -> Any:
+    if isinstance(value, _UnitDefault):
+        return int(value)
     if isinstance(value, bool | int | float):
         raise ValueError(f"duration {value!r} has no unit; write e.g. '200ms' or '4us'")
     if isinstance(value, str):
@@ -134,6 +165,8 @@ _RATE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([MG])bps\s*$")
 
 
 def _parse_rate(value: Any) -> Any:
+    if isinstance(value, _UnitDefault):
+        return int(value)
     if isinstance(value, bool | int | float):
         raise ValueError(f"rate {value!r} has no unit; write e.g. '5Mbps'")
     if isinstance(value, str):
@@ -150,6 +183,26 @@ Mbps = Annotated[
     Field(ge=0),
     WithJsonSchema({"type": "string", "pattern": r"^\d+(\.\d+)?\s*[MG]bps$", "examples": ["5Mbps", "1Gbps"]}),
 ]
+
+
+def size(text: str) -> int:
+    """A ByteSize default written with its unit: ``size("150KB")`` is 150000."""
+    return _UnitDefault(_parse_bytes(text), text)
+
+
+def gbps(text: str) -> int:
+    """A SpeedGbps default written with its unit: ``gbps("400G")`` is 400."""
+    return _UnitDefault(_parse_speed(text), text)
+
+
+def us(text: str) -> int:
+    """A Microseconds default written with its unit: ``us("200ms")`` is 200000."""
+    return _UnitDefault(_parse_duration(text), text)
+
+
+def mbps(text: str) -> int:
+    """An Mbps default written with its unit: ``mbps("5Mbps")`` is 5."""
+    return _UnitDefault(_parse_rate(text), text)
 
 
 def _parse_ratio(value: Any) -> Any:

@@ -169,6 +169,7 @@ def test_exhausted_loopback_pool_is_a_design_error() -> None:
     with pytest.raises(DesignError) as err:
         plan_of(data)
     assert err.value.findings[0].path == "underlay.loopbacks.leaf"
+    assert err.value.field == ("underlay", "loopbacks", "leaf")
 
 
 @pytest.mark.parametrize("template", ["../{index}", "leaf/{index}", "leaf {index}", ".{index}", "a..{index}"])

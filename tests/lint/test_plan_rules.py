@@ -176,6 +176,17 @@ def test_cli_reports_a_design_failure_at_its_field(tmp_path: Path) -> None:
     assert _lint("--no-plan", str(path))[0] == 0
 
 
+def test_build_reports_a_design_failure_at_its_field(tmp_path: Path) -> None:
+    """The verbs that design (build, deploy, lab) locate a design failure as lint does, not at line 0."""
+    path = write_intent(merged(RAIL, {"naming": {"leaf": "leaf{rail}"}}), tmp_path / "names.yaml")
+    lines = path.read_text(encoding="utf-8").splitlines()
+    line = next(n for n, text in enumerate(lines, start=1) if "leaf{rail}" in text)
+    result = runner.invoke(app_module.app, ["build", str(path), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 1, result.output
+    assert "error[DESIGN001]" in result.stderr and f"names.yaml:{line}:" in result.stderr
+    assert not (tmp_path / "out").exists()
+
+
 def test_cli_runs_plan_rules_only_after_a_clean_intent(tmp_path: Path) -> None:
     code, out = _lint("--format", "json", str(REPO / "intent" / "lab.yaml"))
     assert code == 0, out
@@ -187,13 +198,11 @@ def test_cli_runs_plan_rules_only_after_a_clean_intent(tmp_path: Path) -> None:
 def test_cli_reports_pool_exhaustion_from_the_design(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The design raises DESIGN002 for a pool it runs out of: lint shows it at the pool's line, exit 1."""
     import netfab.design
-    from netfab.core.findings import Location, Severity
     from netfab.design import DesignError
 
     def exhausted(*_: object) -> FabricPlan:
-        finding = Finding("DESIGN002", Severity.ERROR, "pool 10.64.0.0/12 has room for ...", Location("x.yaml"),
-                          hint="give underlay.hosts a larger prefix", path="underlay.hosts")  # fmt: skip
-        raise DesignError([finding])
+        raise DesignError("DESIGN002", "pool 10.64.0.0/12 has room for ...", ("underlay", "hosts"),
+                          hint="give underlay.hosts a larger prefix", source_file="x.yaml")  # fmt: skip
 
     monkeypatch.setattr(netfab.design, "design", exhausted)
     path = write_intent(merged(RAIL, {"underlay": {"hosts": "10.64.0.0/12"}}), tmp_path / "pool.yaml")
