@@ -1,4 +1,5 @@
-"""The audit dir (default build/<fabric>/audit/), written atomically: a new audit replaces the old one whole.
+"""The audit dir (default build/<fabric>.audit/, beside the build: core.fs.verb_dir), written atomically: a new audit
+replaces the old one whole.
 
     report.json                       the complete JSON report
     report.txt                        the text report

@@ -50,7 +50,7 @@ def _check_lab_prefix(prefix: str | None) -> str | None:
 
 def analyze(
     intent: list[Path] = typer.Argument(..., help="Intent file(s) or directory.", show_default=False),
-    out: Path | None = typer.Option(None, "--out", "-o", help="Output directory (default: build/<fabric>/analysis)."),
+    out: Path | None = typer.Option(None, "--out", "-o", help="Output directory (default: build/<fabric>.analysis)."),
     fmt: Format = typer.Option(Format.TEXT, "--format", "-f", help="What to print on stdout."),
     trials: int = typer.Option(1000, "--trials", min=1, max=1_000_000, help="ECMP trials (random per-QP draws)."),
     seed: int = typer.Option(1, "--seed", min=0, help="Seed for every random draw: same seed, same report."),
@@ -85,7 +85,7 @@ def analyze(
     --strict an analysis warning), 2 unreadable input, options that do not fit the fabric, or a lab that cannot
     be used, 3 internal error.
     """
-    from netfab.analyze.output import UnsafeOutput, default_out_dir, write_files
+    from netfab.analyze.output import UnsafeOutput, default_out_dir
     from netfab.analyze.plot_load import link_load_svg
     from netfab.analyze.plot_topology import topology_svg
     from netfab.analyze.report import render_json, render_text
@@ -93,6 +93,7 @@ def analyze(
     from netfab.analyze.run import analyze as run_analysis
     from netfab.cli.pipeline import err_console, load_plan
     from netfab.core.findings import has_errors
+    from netfab.core.fs import write_files
 
     loaded = load_plan(intent, strict=strict)
     plan = loaded.plan
@@ -118,8 +119,8 @@ def analyze(
     }
     try:
         written = write_files(out_dir, files)
-    except (OSError, UnsafeOutput) as exc:
-        err_console.print(f"netfab analyze: cannot write {out_dir}: {exc}")
+    except OSError as exc:  # core.fs.OutputError: names the path and says what to do
+        err_console.print(f"netfab analyze: {exc}")
         raise typer.Exit(ExitCode.USAGE) from None
     findings = list(result.findings)
     lab_doc: dict[str, Any] | None = None
@@ -150,8 +151,8 @@ def _lab_check(
     lab-check.json next to the analysis. A lab that cannot be used is a usage error (exit 2)."""
     from netfab.analyze.hashing import kernel_policy_for
     from netfab.analyze.labcheck import HashConfig, LabCheckError, LabCheckOptions, lab_findings, run_lab_check
-    from netfab.analyze.output import UnsafeOutput, write_files
     from netfab.cli.pipeline import err_console
+    from netfab.core.fs import write_files
     from netfab.design import DesignError, design
     from netfab.lab import preflight
     from netfab.lab.fromplan import lab_variant
@@ -186,8 +187,8 @@ def _lab_check(
     ]
     try:
         written = write_files(out_dir, {"lab-check.json": json.dumps(doc, indent=2, sort_keys=True) + "\n"})
-    except (OSError, UnsafeOutput) as exc:
-        err_console.print(f"netfab analyze: cannot write {out_dir}: {exc}")
+    except OSError as exc:  # core.fs.OutputError: names the path and says what to do
+        err_console.print(f"netfab analyze: {exc}")
         raise typer.Exit(ExitCode.USAGE) from None
     return doc, found, written
 

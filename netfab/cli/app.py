@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import NoReturn
 
 import typer
 
 from netfab import __version__
 from netfab.core.exitcodes import ExitCode
+from netfab.core.fs import OutputError
 
 app = typer.Typer(
     name="netfab",
@@ -68,6 +70,11 @@ def _register_verbs() -> None:
         module.register(app)
 
 
+def _output_error(exc: OutputError) -> NoReturn:
+    typer.echo(f"netfab: {exc}", err=True)
+    sys.exit(ExitCode.USAGE)
+
+
 def main() -> None:
     """Console-script entry point: never lets a traceback reach an operator unless NETFAB_DEBUG is set."""
     try:
@@ -81,10 +88,19 @@ def main() -> None:
     except typer.Abort:
         typer.echo("aborted", err=True)
         sys.exit(ExitCode.USAGE)
+    except OutputError as exc:
+        _output_error(exc)
     except KeyboardInterrupt:
         typer.echo("interrupted", err=True)
         sys.exit(130)
     except Exception as exc:
+        # An unwritable output raised inside a wrapper (the journal's JournalError, say) is still the
+        # environment, not a bug: exit 2 with the path and the hint.
+        cause = exc.__cause__
+        while cause is not None and not isinstance(cause, OutputError):
+            cause = cause.__cause__
+        if isinstance(cause, OutputError):
+            _output_error(cause)
         # Argument and usage errors from click, which newer typer releases vendor (typer._click) instead of
         # depending on it: matched by class name so either layout works.
         if any(cls.__name__ == "ClickException" for cls in type(exc).__mro__):

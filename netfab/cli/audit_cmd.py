@@ -123,10 +123,10 @@ def audit(
 
     from netfab.audit.output import write_audit_dir
     from netfab.audit.report import render
-    from netfab.render.writer import atomic_write_text
+    from netfab.core.fs import atomic_write_text, verb_dir
 
     # Beside build/<fabric>/, not inside it: every build (and so every deploy) replaces that tree wholesale.
-    for name in write_audit_dir(report, out_dir or where.build_root / f"{plan.name}.audit"):
+    for name in write_audit_dir(report, out_dir or verb_dir(where.build_root, plan.name, "audit")):
         err_console.print(f"netfab audit: {name!r} cannot be a directory name; its files were not written")
     text = render(output_format, report)
     if output is not None:

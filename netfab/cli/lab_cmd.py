@@ -53,10 +53,10 @@ def up(
 ) -> None:
     """Bring the lab up and return once every BGP session is Established and ECMP is installed."""
     from netfab.cli.pipeline import err_console, load_plan
+    from netfab.core.fs import atomic_write_text
     from netfab.lab import LabError, probe_red_ecn
     from netfab.lab import up as lab_up
     from netfab.lab.fromplan import lab_inventory_overrides, lab_spec
-    from netfab.render.writer import atomic_write_text
 
     _need_root_and_frr()
     loaded = load_plan(intent, lab=True)
@@ -168,8 +168,8 @@ def export(
 ) -> None:
     """Write a containerlab topology for the same fabric (vendor images, links from the cabling plan)."""
     from netfab.cli.pipeline import err_console, load_plan
+    from netfab.core.fs import atomic_write_text
     from netfab.lab.containerlab import containerlab_topology
-    from netfab.render.writer import atomic_write_text
 
     if export_format != "containerlab":
         err_console.print(f"netfab lab export: unknown format {export_format!r} (supported: containerlab)")

@@ -7,15 +7,11 @@ Imports stay inside the command: `netfab lint` must start fast in CI, so no jinj
 
 from __future__ import annotations
 
-import os
 import sys
-import tempfile
 from enum import StrEnum
 from pathlib import Path
 
 import typer
-
-from netfab.core.exitcodes import ExitCode
 
 
 class ReportFormat(StrEnum):
@@ -55,9 +51,10 @@ def lint(
         result = with_plan(result, source, strict)
     context = ReportContext(tool_version=__version__, rules=rule_infos(), files=result.files or paths)
     if output is not None:
+        from netfab.core.fs import atomic_write_text
         from netfab.report import render
 
-        write_atomically(output, render(fmt.value, result.findings, context))
+        atomic_write_text(output, render(fmt.value, result.findings, context))
     elif fmt is ReportFormat.TEXT and sys.stdout.isatty():
         from rich.console import Console
 
@@ -70,21 +67,3 @@ def lint(
         sys.stdout.write(render(fmt.value, result.findings, context))
         sys.stdout.flush()
     raise typer.Exit(int(result.exit_code))
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Readers (CI uploaders) never see a half-written report: write a temp file beside it, then rename."""
-    directory = path.parent if str(path.parent) else Path(".")
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
-    except OSError as exc:
-        typer.echo(f"netfab: cannot write {path}: {exc.strerror or exc}", err=True)
-        raise typer.Exit(ExitCode.USAGE) from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
-        typer.echo(f"netfab: cannot write {path}: {exc.strerror or exc}", err=True)
-        raise typer.Exit(ExitCode.USAGE) from None

@@ -28,9 +28,9 @@ def schema(
     if output is None:
         sys.stdout.write(text)
         return
-    from netfab.cli.lint_cmd import write_atomically
+    from netfab.core.fs import atomic_write_text
 
-    write_atomically(output, text)
+    atomic_write_text(output, text)
 
 
 def intent_schema() -> dict[str, Any]:

@@ -24,9 +24,9 @@ def verify(
 ) -> None:
     """Check the running fabric against the plan: BGP peers, ECMP width, interfaces, cabling, QoS."""
     from netfab.cli.pipeline import err_console, load_plan
+    from netfab.core.fs import atomic_write_text
     from netfab.deploy.target import build_root_for, resolve_target
     from netfab.render.build import build as run_build
-    from netfab.render.writer import atomic_write_text
     from netfab.verify.results import failed, render_json, render_junit, render_text
     from netfab.verify.run import verify_fabric
 

@@ -80,16 +80,3 @@ class AtomicTree:
             self.commit()
         else:
             self.abort()
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    """One file, written via a temp file and rename (reports, --output)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

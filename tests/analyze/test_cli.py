@@ -10,8 +10,9 @@ import pytest
 from analyze_helpers import INTENTS
 from typer.testing import CliRunner
 
-from netfab.analyze.output import UnsafeOutput, default_out_dir, write_files
+from netfab.analyze.output import UnsafeOutput, default_out_dir
 from netfab.cli.app import _register_verbs, app
+from netfab.core.fs import OutputError, write_files
 
 runner = CliRunner()
 _register_verbs()
@@ -50,7 +51,7 @@ def test_default_out_dir_is_under_build(tmp_path: Path, monkeypatch: pytest.Monk
     monkeypatch.chdir(tmp_path)
     code, _ = _run(str(INTENTS / "lab.yaml"), "--trials", "50")
     assert code == 0
-    assert (tmp_path / "build" / "lab" / "analysis" / "analysis.json").is_file()
+    assert (tmp_path / "build" / "lab.analysis" / "analysis.json").is_file()
 
 
 def test_job_bigger_than_the_fabric_is_a_usage_error(tmp_path: Path) -> None:
@@ -73,11 +74,11 @@ def test_intent_that_does_not_lint_is_refused(tmp_path: Path) -> None:
 
 
 def test_output_names_cannot_escape(tmp_path: Path) -> None:
-    with pytest.raises(UnsafeOutput):
+    with pytest.raises(OutputError, match="not a plain file name"):
         write_files(tmp_path, {"../escape.json": "{}"})
     with pytest.raises(UnsafeOutput):
         default_out_dir("..", tmp_path)
-    assert default_out_dir("clos3-24k", tmp_path) == tmp_path / "build" / "clos3-24k" / "analysis"
+    assert default_out_dir("clos3-24k", tmp_path) == tmp_path / "build" / "clos3-24k.analysis"
     assert not (tmp_path.parent / "escape.json").exists()
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from netfab.render.writer import AtomicTree, UnsafePath, atomic_write_text, safe_relpath
+from netfab.render.writer import AtomicTree, UnsafePath, safe_relpath
 
 
 @pytest.mark.parametrize("bad", ["../x", "configs/../../x", "/etc/passwd", "", "a\\..\\b", "configs/.."])
@@ -51,10 +51,3 @@ def test_partial_rebuild_keeps_other_files_and_never_writes_through_links(tmp_pa
     assert (target / "configs/leaf1.conf").read_text() == "ONE"
     assert (target / "configs/leaf2.conf").read_text() == "two"
     assert (target / "configs/leaf1.conf").stat().st_ino != before
-
-
-def test_atomic_write_text(tmp_path: Path) -> None:
-    out = tmp_path / "report.sarif"
-    atomic_write_text(out, "{}")
-    assert out.read_text() == "{}"
-    assert [p.name for p in tmp_path.iterdir()] == ["report.sarif"]

@@ -103,14 +103,19 @@ def test_junit_report(broken: Path) -> None:
     assert int(root.get("tests", "0")) >= len(default_registry())
 
 
-def test_output_file_is_written_atomically(broken: Path, tmp_path: Path) -> None:
+def test_output_file_is_written_atomically(broken: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     target = tmp_path / "report.sarif"
     target.write_text("old", encoding="utf-8")
     code, out = invoke("lint", "--format", "sarif", "--output", str(target), str(broken))
     assert code == 1 and out == ""
     assert json.loads(target.read_text(encoding="utf-8"))["version"] == "2.1.0"
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".report")] == []  # no temp left behind
-    assert invoke("lint", "--output", str(tmp_path / "no" / "dir.txt"), str(broken))[0] == 2
+    # An unwritable report path is exit 2 (core.fs.OutputError, mapped once in main() for every verb).
+    (tmp_path / "afile").write_text("")
+    monkeypatch.setattr(sys, "argv", ["netfab", "lint", "--output", str(tmp_path / "afile" / "r.txt"), str(broken)])
+    with pytest.raises(SystemExit) as exc:
+        app_module.main()
+    assert exc.value.code == 2
 
 
 def test_main_entry_point_in_process(broken: Path, monkeypatch: pytest.MonkeyPatch,
