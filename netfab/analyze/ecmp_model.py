@@ -358,4 +358,5 @@ def _pick(groups: EcmpGroups, group: np.ndarray, keys: np.ndarray, seed: np.ndar
     modulus = groups.uniform or groups.size[group]
     choice = next_hop(keys, seed, modulus)
     choice += group * groups.members.shape[1]
-    return groups.members.ravel()[choice]
+    picked: np.ndarray = groups.members.ravel()[choice]
+    return picked

@@ -203,7 +203,7 @@ def analyze_lossless(intent: Intent, plan: FabricPlan) -> LosslessBudget:
     switches = [
         SwitchHeadroom(
             role=role,
-            platform=str(_tier(intent, role).platform),  # type: ignore[union-attr]
+            platform=str(_tier(intent, role).platform),
             asic=buffers[role].asic,
             lossless_ports=ports,
             priorities=len(priorities),

@@ -24,7 +24,8 @@ def _hist_source(analysis: Analysis) -> ScenarioResult | None:
         return own
     same_qps = [r for r in results if not r.scenario.ideal and r.scenario.qps == own.scenario.qps]
     hashed = [r for r in results if not r.scenario.ideal]
-    return (same_qps or hashed or [None])[0]
+    candidates = same_qps or hashed
+    return candidates[0] if candidates else None
 
 
 def link_load_svg(analysis: Analysis) -> str:
@@ -55,8 +56,13 @@ def _histogram(svg: Svg, analysis: Analysis, x0: float, width: float) -> None:
     hi = max(float(values.max()), fair) + 0.5
     share = counts / samples.size
     top = float(share.max()) or 1.0
-    x_of = lambda v: x0 + (v - lo) / (hi - lo) * width  # noqa: E731
-    y_of = lambda s: PANEL_Y + PANEL_H - s / top * (PANEL_H - 10)  # noqa: E731
+
+    def x_of(v: float) -> float:
+        return x0 + (v - lo) / (hi - lo) * width
+
+    def y_of(s: float) -> float:
+        return PANEL_Y + PANEL_H - s / top * (PANEL_H - 10)
+
     bar = max(width / (hi - lo) * 0.8, 1.5)
     _axes(svg, x0, width, f"flows on the busiest leaf uplink (fair share {fair:g})", f"share of trials (max {top:.0%})")
     for v, s in zip(values, share, strict=True):
@@ -80,8 +86,13 @@ def _cdf(svg: Svg, analysis: Analysis, x0: float, width: float) -> None:
     p99s = [r.tax.p99 for r in results]
     near = [p for p in p99s if p <= 1.0]
     hi = max(0.05, 1.15 * max(near or p99s))
-    x_of = lambda v: x0 + min(v, hi) / hi * width  # noqa: E731
-    y_of = lambda f: PANEL_Y + PANEL_H - f * PANEL_H  # noqa: E731
+
+    def x_of(v: float) -> float:
+        return x0 + min(v, hi) / hi * width
+
+    def y_of(f: float) -> float:
+        return PANEL_Y + PANEL_H - f * PANEL_H
+
     _axes(svg, x0, width, f"step-time tax (0 to {hi:.0%})", "fraction of trials")
     for k, r in enumerate(results):
         color = PALETTE[k % len(PALETTE)]

@@ -92,9 +92,8 @@ def _rail(svg: Svg, intent: Intent, cap: Capacity) -> None:
         svg.text(x + w / 2, 330, f"{t.servers_per_su} servers", size=12, anchor="middle", weight="bold")
         svg.text(x + w / 2, 348, f"x {t.servers.gpus_per_server} GPUs / NICs", size=11, anchor="middle")
         svg.text(x + w / 2, 366, f"NIC i -> rail leaf i, {t.servers.nic_speed}G", size=11, anchor="middle")
-        svg.text(
-            x + w / 2, 384, f"{t.servers_per_su * t.servers.gpus_per_server} GPUs per SU", size=11, anchor="middle"
-        )
+        gpus_per_su = (t.servers_per_su or 0) * t.servers.gpus_per_server
+        svg.text(x + w / 2, 384, f"{gpus_per_su} GPUs per SU", size=11, anchor="middle")
 
 
 def _clos3(svg: Svg, intent: Intent, cap: Capacity) -> None:

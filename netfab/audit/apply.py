@@ -15,10 +15,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from netfab.audit.model import AuditReport, DeviceAudit
 from netfab.design.plan import FabricPlan
+
+if TYPE_CHECKING:
+    from netfab.deploy.journal import RunState
 
 Event = Callable[[str, str, str], None]
 
@@ -101,6 +104,8 @@ def remediate(
         confirm_mode=book.confirm,  # the staging playbook decides, as for netfab deploy
     )
     outcome = deployer.run(waves)
-    state = "completed" if outcome.ok else ("rolled_back" if outcome.rolled_back and not outcome.changed else "failed")
+    state: RunState = (
+        "completed" if outcome.ok else ("rolled_back" if outcome.rolled_back and not outcome.changed else "failed")
+    )
     journal.finish(state, f"audit remediation: {outcome.message}")
     return RemediationRun(record.run_id, str(journal.dir), outcome)

@@ -6,11 +6,15 @@ import sys
 import time
 from fnmatch import fnmatchcase
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from netfab.cli.fleet import RUNS, nornir_for
 from netfab.core.exitcodes import ExitCode
+
+if TYPE_CHECKING:
+    from netfab.deploy.journal import RunState
 
 
 def deploy(
@@ -129,7 +133,7 @@ def deploy(
             confirm_mode=book.confirm,
         )
         outcome = deployer.run(waves)
-    state = "dry_run" if dry_run else ("completed" if outcome.ok else "failed")
+    state: RunState = "dry_run" if dry_run else ("completed" if outcome.ok else "failed")
     if not outcome.ok and outcome.rolled_back:
         state = "rolled_back" if not outcome.changed else "failed"
     journal.finish(state, outcome.message)

@@ -11,7 +11,7 @@ from typing import Any
 import yaml
 from nornir.core import Nornir
 from nornir.core.configuration import Config, LoggingConfig
-from nornir.core.inventory import ConnectionOptions, Defaults, Group, Groups, Host, Hosts, Inventory
+from nornir.core.inventory import ConnectionOptions, Defaults, Group, Groups, Host, Hosts, Inventory, ParentGroups
 from nornir.plugins.runners import ThreadedRunner
 
 from netfab.deploy.connection import CONNECTION_NAME, register
@@ -89,7 +89,7 @@ def build_nornir(
         )
     hosts = Hosts()
     for name, data in hosts_data.items():
-        host_groups = [groups[g] for g in data.get("groups", []) if g in groups]
+        host_groups = ParentGroups(groups[g] for g in data.get("groups", []) if g in groups)
         conn = _conn_opts(data.get("connection_options"))
         # Each host gets its own resolved copy of the options (never a dict shared with its group).
         resolved_platform = None

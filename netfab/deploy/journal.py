@@ -221,7 +221,7 @@ def _pid_alive(pid: int) -> bool:
 def interrupted_runs(root: Path, fabric: str) -> list[Journal]:
     """Runs that say 'running' but whose process is gone: a deploy that was killed or crashed."""
     base = root / safe_relpath(fabric).name
-    found = []
+    found: list[Journal] = []
     if not base.is_dir():
         return found
     for run_dir in sorted(base.iterdir()):

@@ -32,7 +32,7 @@ def lab_variant(intent: Intent) -> tuple[Intent, list[str]]:
     }
     # model_copy, not a dump/re-validate round trip: the dump holds normalised numbers ("400G" -> 400),
     # which the unit-checking validators would (rightly) refuse.
-    frr_only = {"platform": "frr", "os_version": None}
+    frr_only: dict[str, str | int | None] = {"platform": "frr", "os_version": None}
     leaf_update = dict(frr_only)
     if lab.leaf_uplinks is not None:
         leaf_update["uplinks"] = lab.leaf_uplinks

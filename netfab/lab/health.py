@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import socket
 import time
+from collections.abc import Callable
 from typing import Any
 
 from netfab.lab.errors import LabError
@@ -83,7 +84,8 @@ def bgp_summary(state: LabState, switch: str) -> dict[str, Any]:
 
 def kernel_routes(namespace: str, family: str = "-4") -> list[dict[str, Any]]:
     out = run(["ip", "-n", namespace, "-j", family, "route", "show"], what=f"routes in {namespace}").stdout
-    return json.loads(out or "[]")
+    routes: list[dict[str, Any]] = json.loads(out or "[]")
+    return routes
 
 
 def ssh_listening(mgmt_ip: str, timeout: float = 0.2) -> bool:
@@ -113,7 +115,7 @@ def wait_ready(state: LabState, timeout: float, started: float | None = None) ->
     """
     t0 = time.monotonic() if started is None else started
     deadline = time.monotonic() + timeout
-    checks = {
+    checks: dict[str, tuple[Callable[[SwitchRecord], list[str]], set[str]]] = {
         "established": (lambda rec: _switch_bgp(state, rec), set(state.switches)),
         "ecmp": (_switch_ecmp, {n for n, r in state.switches.items() if r.remote_subnets}),
         "ssh": (

@@ -101,8 +101,8 @@ def clos_spec(
             )
             links.append(LabLink(name, ifname, hostname, "eth0", mtu))
         conf = _frr_conf(name, LEAF_ASN_BASE + j, f"10.255.1.{j}", uplinks, host_ifs)
-        ports = (*uplinks, *(ifname for ifname, _ in host_ifs))
-        switches.append(LabSwitch(name, conf, next(mgmt), interfaces=ports))
+        leaf_ports = (*uplinks, *(ifname for ifname, _ in host_ifs))
+        switches.append(LabSwitch(name, conf, next(mgmt), interfaces=leaf_ports))
         links += [LabLink(f"spine{i}", f"swp{j}", name, f"swp{i}", mtu) for i in range(1, spines + 1)]
     return LabSpec(
         name=f"clos-{spines}x{leaves}",

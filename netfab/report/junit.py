@@ -41,7 +41,7 @@ def render_junit(findings: Sequence[Finding], context: ReportContext) -> str:
             ET.SubElement(case, "system-out").text = _clean(_details(found, context))
     counts = {"tests": str(len(pairs)), "failures": str(failures), "errors": "0", "skipped": "0"}
     suite.attrib.update(counts)
-    root = ET.Element("testsuites", name="netfab", **counts)
+    root = ET.Element("testsuites", {"name": "netfab", **counts})
     root.append(suite)
     ET.indent(root)
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"

@@ -150,7 +150,7 @@ def join_values(values: Iterable[FactValue]) -> str:
     """A set as one comparable value: numbers in numeric order, "3,4"."""
     items = list(set(values))
     if all(isinstance(v, int) and not isinstance(v, bool) for v in items):
-        return ",".join(str(v) for v in sorted(items))  # type: ignore[type-var]
+        return ",".join(str(v) for v in sorted(items))
     return ",".join(sorted(str(v) for v in items))
 
 

@@ -245,7 +245,11 @@ class SSHDriverBase(napalm_base.NetworkDriver):
         if "candidate" in want:
             out["candidate"] = self._candidate or ""
         if sanitized:
-            out = {k: redact(v) for k, v in out.items()}  # type: ignore[assignment]
+            out = {
+                "running": redact(out["running"]),
+                "startup": redact(out["startup"]),
+                "candidate": redact(out["candidate"]),
+            }
         return out
 
     def _running_config(self, full: bool) -> str:

@@ -50,6 +50,7 @@ class SonicDriver(_base.SSHDriverBase):
     platform = "sonic"
     default_sudo = True
     extra_artifacts: ClassVar[dict[str, str]] = {".frr.conf": "load_frr_candidate"}
+    _lldpctl: ClassVar[str] = "docker exec -i lldp lldpctl -f json0"  # lldpd runs in SONiC's lldp container
 
     def __init__(
         self,
@@ -63,7 +64,6 @@ class SonicDriver(_base.SSHDriverBase):
         self._container = str(self.optional_args.get("bgp_container", "bgp"))
         self._scope = str(self.optional_args.get("sonic_replace_scope", "tables"))
         self._vtysh = ["docker", "exec", "-i", self._container, "vtysh"]
-        self._lldpctl = "docker exec -i lldp lldpctl -f json0"
         self._candidate_db: dict[str, Any] | None = None
         self._merge = False
         self._frr_candidate: str | None = None
