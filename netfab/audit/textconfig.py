@@ -130,11 +130,15 @@ def _clean_flat(text: str, dialect: Dialect, rules: AuditRules) -> Cleaned:
     return Cleaned(tuple(out), frozenset(seen))
 
 
-def to_tree(cleaned: Cleaned) -> dict[str, dict]:  # type: ignore[type-arg]
+Tree = dict[str, "Tree"]
+"""A config as nested dicts: line text -> its children (insertion-ordered; repeated sections merged)."""
+
+
+def to_tree(cleaned: Cleaned) -> Tree:
     """The cleaned lines as nested dicts (text -> children). Facts are walked from this: it holds exactly
     what the hier_config tree holds, at a tenth of the cost (hier_config builds ~10 us objects per line)."""
-    root: dict[str, dict] = {}  # type: ignore[type-arg]
-    stack: list[dict[str, dict]] = [root]  # type: ignore[type-arg]
+    root: Tree = {}
+    stack: list[Tree] = [root]
     for depth, text in cleaned.lines:
         del stack[depth + 1 :]
         parent = stack[min(depth, len(stack) - 1)]

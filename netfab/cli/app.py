@@ -103,8 +103,9 @@ def main() -> None:
             _output_error(cause)
         # Argument and usage errors from click, which newer typer releases vendor (typer._click) instead of
         # depending on it: matched by class name so either layout works.
-        if any(cls.__name__ == "ClickException" for cls in type(exc).__mro__):
-            exc.show()  # type: ignore[attr-defined]
+        show = getattr(exc, "show", None)
+        if callable(show) and any(cls.__name__ == "ClickException" for cls in type(exc).__mro__):
+            show()
             sys.exit(ExitCode.USAGE)
         if os.environ.get("NETFAB_DEBUG"):
             raise

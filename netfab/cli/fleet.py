@@ -3,15 +3,22 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from netfab.core.exitcodes import ExitCode
 
+if TYPE_CHECKING:
+    from nornir.core import Nornir
+
+    from netfab.deploy.target import Target
+    from netfab.design import FabricPlan
+
 RUNS = Path("runs")
 
 
-def nornir_for(plan, target, workers: int):  # type: ignore[no-untyped-def]
+def nornir_for(plan: FabricPlan, target: Target, workers: int) -> Nornir:
     from netfab.cli.pipeline import err_console
     from netfab.deploy.inventory import InventoryError, build_nornir, load_inventory_data
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -39,17 +40,16 @@ class Credentials:
     accept_unknown_host_keys: bool = False
 
     @classmethod
-    def from_env(cls, environ: dict[str, str] | None = None, **overrides: object) -> Credentials:
+    def from_env(cls, environ: Mapping[str, str] | None = None, *, username: str | None = None) -> Credentials:
+        """`username` given wins over NETFAB_USERNAME (the lab always logs in as root)."""
         env = os.environ if environ is None else environ
-        values: dict[str, object] = {
-            "username": env.get(ENV_USERNAME, "root"),
-            "password": env.get(ENV_PASSWORD) or None,
-            "ssh_key": Path(env[ENV_SSH_KEY]) if env.get(ENV_SSH_KEY) else None,
-            "known_hosts": Path(env[ENV_KNOWN_HOSTS]) if env.get(ENV_KNOWN_HOSTS) else None,
-            "accept_unknown_host_keys": env.get(ENV_INSECURE_HOST_KEYS, "") == "1",
-        }
-        values.update({k: v for k, v in overrides.items() if v is not None})
-        return cls(**values)  # type: ignore[arg-type]
+        return cls(
+            username=username if username is not None else env.get(ENV_USERNAME, "root"),
+            password=env.get(ENV_PASSWORD) or None,
+            ssh_key=Path(env[ENV_SSH_KEY]) if env.get(ENV_SSH_KEY) else None,
+            known_hosts=Path(env[ENV_KNOWN_HOSTS]) if env.get(ENV_KNOWN_HOSTS) else None,
+            accept_unknown_host_keys=env.get(ENV_INSECURE_HOST_KEYS, "") == "1",
+        )
 
     def secrets(self) -> tuple[str, ...]:
         return (self.password,) if self.password else ()

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from netfab.deploy.credentials import Credentials
 from netfab.design.plan import FabricPlan
 from netfab.render.device import render_device
 from netfab.render.environment import platform_outputs
+
+if TYPE_CHECKING:
+    from netfab.deploy.engine import DeviceArtifacts
 
 
 @dataclass
@@ -40,11 +44,11 @@ def resolve_target(plan: FabricPlan, build_root: Path, lab_prefix: str | None, i
     return Target(build_root / plan.name / "inventory", overrides, credentials, lab_prefix)
 
 
-def device_artifacts(plan: FabricPlan, names: list[str]):  # type: ignore[no-untyped-def]
+def device_artifacts(plan: FabricPlan, names: list[str]) -> dict[str, DeviceArtifacts]:
     """Primary config + companion files per device, in the order the platform's outputs.yaml lists them."""
     from netfab.deploy.engine import DeviceArtifacts
 
-    out = {}
+    out: dict[str, DeviceArtifacts] = {}
     for name in names:
         dev = plan.devices[name]
         files = render_device(dev)

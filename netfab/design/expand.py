@@ -26,6 +26,7 @@ from netfab.design.plan import (
     LinkPlan,
     LinkTier,
     NicPlan,
+    PortRole,
     Role,
     ServerPlan,
 )
@@ -136,15 +137,17 @@ class _Expander:
             a_ip, b_ip = ip_str(a_int), ip_str(b_int)
             a_addr, b_addr = f"{a_ip}/31", f"{b_ip}/31"
         # Both ends of one cable: the same speed, MTU, length and rail; each sees the other as its peer.
+        down: PortRole = "fabric_down"
+        up: PortRole = "fabric_up"
         for dev, name, port, role, peer, peer_if, addr, peer_ip in (
-            (upper, a_if, upper_port, "fabric_down", lower, b_if, a_addr, b_ip),
-            (lower, b_if, lower_port, "fabric_up", upper, a_if, b_addr, a_ip),
+            (upper, a_if, upper_port, down, lower, b_if, a_addr, b_ip),
+            (lower, b_if, lower_port, up, upper, a_if, b_addr, a_ip),
         ):
             dev.interfaces.append(
                 InterfacePlan(
                     name=name,
                     port=port,
-                    role=role,  # type: ignore[arg-type]
+                    role=role,
                     peer_device=peer.name,
                     peer_port=peer_if,
                     speed_gbps=speed,

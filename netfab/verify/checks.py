@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from netfab.design.plan import DevicePlan, FabricPlan
-from netfab.verify.results import CheckResult
+from netfab.verify.results import CheckResult, Status
 
 
 class Check:
@@ -21,9 +21,9 @@ class Check:
         raise NotImplementedError
 
     def result(
-        self, dev: DevicePlan, status: str, message: str, expected: Any = None, actual: Any = None
+        self, dev: DevicePlan, status: Status, message: str, expected: Any = None, actual: Any = None
     ) -> CheckResult:
-        return CheckResult(dev.name, self.id, status, message, expected, actual)  # type: ignore[arg-type]
+        return CheckResult(dev.name, self.id, status, message, expected, actual)
 
 
 def _peer_key(neighbor_interface: str, address: str | None) -> str:
@@ -194,7 +194,7 @@ class QosState(Check):
         out = []
         for key, expected in state.get("expected", {}).items():
             actual = state.get("actual", {}).get(key)
-            status = "pass" if actual == expected else "fail"
+            status: Status = "pass" if actual == expected else "fail"
             out.append(self.result(dev, status, f"{key}: {actual} (intended {expected})", expected, actual))
         for note in state.get("notes", []):
             out.append(self.result(dev, "skip", note))

@@ -11,7 +11,7 @@ from __future__ import annotations
 from hier_config import HConfig
 
 from netfab.audit.facts.cli import Defaults
-from netfab.audit.facts.clitree import Acc, Tree, extract, rule, scope, to_bytes
+from netfab.audit.facts.clitree import Acc, Emitted, Tree, extract, rule, scope, to_bytes
 from netfab.audit.model import PRESENT, Facts
 from netfab.render.environment import platform_data
 
@@ -26,13 +26,13 @@ def _asn(text: str) -> int | str:
     return int(text) if text.isdigit() else text
 
 
-def _hash(g: tuple[str, ...]):  # type: ignore[no-untyped-def]
+def _hash(g: tuple[str, ...]) -> Emitted:
     family = "ipv4" if g[0] == "ip" else "ipv6"
     fields = sorted(_HASH_FIELD.get(kw, kw) for kw in g[1].split())
     return [(f"hash.fields[{family}]", ",".join(fields))]
 
 
-def _ecn(g: tuple[str, ...]):  # type: ignore[no-untyped-def]
+def _ecn(g: tuple[str, ...]) -> Emitted:
     profile, queue, kmin, kmin_unit, kmax, kmax_unit, pmax, weight = g
     base = f"profile[{profile}].queue[{queue}].ecn"
     out = [

@@ -14,7 +14,7 @@ import re
 from hier_config import HConfig
 
 from netfab.audit.facts.cli import Defaults
-from netfab.audit.facts.clitree import Acc, Tree, extract, rule, scope, to_bytes
+from netfab.audit.facts.clitree import Acc, Emitted, Tree, extract, rule, scope, to_bytes
 from netfab.audit.model import PRESENT, Facts
 
 _BGP = r"router bgp \d+"
@@ -40,12 +40,12 @@ def _dscps(spec: str) -> list[int]:
     return out
 
 
-def _hash(g: tuple[str, ...]):  # type: ignore[no-untyped-def]
+def _hash(g: tuple[str, ...]) -> Emitted:
     fields = ["src_ip", "dst_ip", *(["src_port", "dst_port"] if g[0] else [])]
     return [("hash.fields[ipv4]", ",".join(sorted(fields))), ("hash.seed", int(g[1]))]
 
 
-def _ecn(g: tuple[str, ...]):  # type: ignore[no-untyped-def]
+def _ecn(g: tuple[str, ...]) -> Emitted:
     policy, queue, kmin, kmin_unit, kmax, kmax_unit, pmax, weight = g
     base = f"policy[{policy}].queue[{_q(queue)}].ecn"
     return [
@@ -136,8 +136,8 @@ def facts(tree: Tree | HConfig, only: frozenset[str] | None = None) -> Facts:
     out = extract(tree, RULES, SCOPES)
     # DSCP -> queue through the class names: what the switch does, not what the classes are called
     groups = {m.group(1): v for k, v in out.items() if (m := _CLASS_GROUP.fullmatch(k))}
-    for key in [k for k in out if _CLASS_DSCP.fullmatch(k)]:
-        name = _CLASS_DSCP.fullmatch(key).group(1)  # type: ignore[union-attr]
+    for key, match in [(k, m) for k in out if (m := _CLASS_DSCP.fullmatch(k))]:
+        name = match.group(1)
         dscps = str(out.pop(key))
         if name in groups:
             for d in dscps.split(","):

@@ -10,7 +10,7 @@ from hier_config import HConfig
 
 from netfab.audit.hconfig import driver_for
 from netfab.audit.rules import AuditRules
-from netfab.audit.textconfig import Cleaned, Dialect, clean, to_hconfig, to_tree
+from netfab.audit.textconfig import Cleaned, Dialect, Tree, clean, to_hconfig, to_tree
 
 
 @dataclass
@@ -29,7 +29,7 @@ class CliConfig:
         return to_hconfig(self.cleaned, driver_for(self.driver))
 
     @cached_property
-    def lines(self) -> dict[str, dict]:  # type: ignore[type-arg]
+    def lines(self) -> Tree:
         """The same lines as nested dicts, for fact extraction."""
         return to_tree(self.cleaned)
 

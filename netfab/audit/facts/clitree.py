@@ -17,6 +17,7 @@ from hier_config import HConfig
 from hier_config.child import HConfigChild
 
 from netfab.audit.model import PRESENT, Facts, FactValue
+from netfab.audit.textconfig import Tree as Tree  # re-exported: the tree the fact rules walk
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,8 +28,6 @@ class Acc:
 
 
 Emitted = Iterable[tuple[str, FactValue | Acc]]
-Tree = dict[str, "Tree"]
-"""A config as nested dicts: line text -> its children (insertion-ordered; repeated sections merged)."""
 
 
 @dataclass(frozen=True)

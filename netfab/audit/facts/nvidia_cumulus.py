@@ -10,13 +10,14 @@ BGP (ASN, router-id, neighbors, networks, ECMP). Other leaves of what netfab ren
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import yaml
 
 from netfab.audit.facts.clitree import Acc
-from netfab.audit.facts.jsontree import JsonShape, Segments, as_int, prule
-from netfab.audit.model import PRESENT
+from netfab.audit.facts.jsontree import JsonShape, PointerRule, Segments, as_int, prule
+from netfab.audit.model import PRESENT, FactValue
 from netfab.render.environment import platform_data
 
 _DATA = platform_data("nvidia_cumulus")
@@ -29,14 +30,14 @@ def _profiled(profile: str, fact: str) -> str:
     return fact if profile == _GLOBAL else f"profile[{profile}].{fact}"
 
 
-def _iface(field: str, fact: str, convert=str):  # type: ignore[no-untyped-def]
+def _iface(field: str, fact: str, convert: Callable[[Any], FactValue] = str) -> PointerRule:
     return prule(
         f"/interface/*/{field}",
         lambda c, v: [(f"interface[{c[0]}]", PRESENT), (f"interface[{c[0]}].{fact}", convert(v))],
     )
 
 
-def _tc(field: str, fact: str, convert=as_int):  # type: ignore[no-untyped-def]
+def _tc(field: str, fact: str, convert: Callable[[Any], FactValue] = as_int) -> PointerRule:
     return prule(
         f"/qos/congestion-control/*/traffic-class/*/{field}",
         lambda c, v: [(_profiled(c[0], f"queue[{int(c[1])}].ecn.{fact}"), convert(v))],

@@ -10,10 +10,12 @@ are catch-all facts; tables netfab does not render (FEATURE, CRM...) are the dev
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
-from netfab.audit.facts.jsontree import JsonShape, Segments, as_int, prule
-from netfab.audit.model import PRESENT
+from netfab.audit.facts.clitree import Emitted
+from netfab.audit.facts.jsontree import JsonShape, PointerRule, Segments, as_int, prule
+from netfab.audit.model import PRESENT, FactValue
 from netfab.render.environment import platform_data
 
 _DATA = platform_data("sonic")
@@ -40,19 +42,19 @@ def _hash(value: Any) -> str:
     return ",".join(sorted(_HASH_NAME.get(str(f), str(f).lower()) for f in fields))
 
 
-def _port_field(field: str, fact: str, convert=str):  # type: ignore[no-untyped-def]
+def _port_field(field: str, fact: str, convert: Callable[[Any], FactValue] = str) -> PointerRule:
     return prule(
         f"/PORT/*/{field}", lambda c, v: [(f"interface[{c[0]}]", PRESENT), (f"interface[{c[0]}].{fact}", convert(v))]
     )
 
 
-def _interface(c: tuple[str, ...], v: Any):  # type: ignore[no-untyped-def]
+def _interface(c: tuple[str, ...], v: Any) -> Emitted:
     port, address = _split(c[0])
     return [(f"interface[{port}].address", address)] if address else [(f"interface[{port}].routed", True)]
 
 
-def _queue(field: str, fact: str):  # type: ignore[no-untyped-def]
-    def emit(c: tuple[str, ...], v: Any):  # type: ignore[no-untyped-def]
+def _queue(field: str, fact: str) -> PointerRule:
+    def emit(c: tuple[str, ...], v: Any) -> Emitted:
         port, queue = _split(c[0])
         return [(f"interface[{port}].queue[{queue}].{fact}", str(v))]
 
