@@ -10,7 +10,6 @@ ECMP model is also held against a running namespace lab (netfab.analyze.labcheck
 from __future__ import annotations
 
 import json
-import re
 import sys
 from enum import StrEnum
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from netfab.cli.options import Intent, check_lab_prefix
 from netfab.core.exitcodes import ExitCode
 
 if TYPE_CHECKING:
@@ -42,14 +42,8 @@ class PlacementChoice(StrEnum):
     RANDOM = "random"
 
 
-def _check_lab_prefix(prefix: str | None) -> str | None:
-    if prefix is not None and not re.fullmatch(r"[a-z][a-z0-9]{0,7}", prefix):
-        raise typer.BadParameter("1-8 lowercase letters or digits, starting with a letter", param_hint="--lab")
-    return prefix
-
-
 def analyze(
-    intent: list[Path] = typer.Argument(..., help="Intent file(s) or directory.", show_default=False),
+    intent: Intent,
     out: Path | None = typer.Option(None, "--out", "-o", help="Output directory (default: build/<fabric>.analysis)."),
     fmt: Format = typer.Option(Format.TEXT, "--format", "-f", help="What to print on stdout."),
     trials: int = typer.Option(1000, "--trials", min=1, max=1_000_000, help="ECMP trials (random per-QP draws)."),
@@ -65,12 +59,17 @@ def analyze(
         None, "--qps", min=1, max=1024, help="QPs per GPU pair (default: load_balancing.qps_per_gpu_pair)."
     ),
     strict: bool = typer.Option(
-        False, "--strict", help="Treat warnings (lint's and the analysis's, e.g. a p99 tax over 25 %) as errors."
+        False,
+        "--strict",
+        envvar="NETFAB_STRICT",
+        help="Treat warnings (lint's and the analysis's, e.g. a p99 tax over 25 %) as errors.",
     ),
+    # Not NETFAB_LAB: the lab check sends traffic through the lab and needs root, so it is asked for here only.
     lab: str | None = typer.Option(
         None,
         "--lab",
-        callback=_check_lab_prefix,
+        metavar="PREFIX",
+        callback=check_lab_prefix,
         help="Also validate the kernel ECMP model against the running lab with this prefix (netfab lab up; "
         "root): elephant flows under each kernel hash policy, uplink counters vs the model -> lab-check.json.",
     ),

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import NoReturn
+from pathlib import Path
+from typing import Any, NoReturn
 
 import typer
+import typer.main
 
 from netfab import __version__
 from netfab.core.exitcodes import ExitCode
@@ -75,13 +77,65 @@ def _output_error(exc: OutputError) -> NoReturn:
     sys.exit(ExitCode.USAGE)
 
 
+_TYPE_METAVARS = {"int": "N", "float": "NUMBER", "str": "TEXT", "path": "PATH", "file": "FILE", "directory": "DIR"}
+
+
+def readable_metavars(command: Any) -> None:
+    """Help shows words, not Python types: no `<bool>` beside a flag, `PATH` instead of `<list[Path]>`.
+
+    Applied once to the built command tree (typer's click, typed loosely: typer vendors click). Options
+    that declare a metavar keep it; choices keep typer's `a|b|c`."""
+    ctx = command.context_class(command, help_option_names=["-h", "--help"])
+    params = list(command.params)
+    if (help_option := command.get_help_option(ctx)) is not None:
+        params.append(help_option)
+    for param in params:
+        if getattr(param, "type_descriptor", None) is None:
+            continue
+        if param.param_type_name == "argument":
+            # An argument's name column already says what it is (INTENT..., RUN_ID); its type column would
+            # only repeat it as a Python type.
+            param.display_type_rich = lambda ctx: None
+            continue
+        if param.metavar is not None:
+            continue
+        if getattr(param, "is_flag", False):
+            param.metavar = ""
+            continue
+        label = param.display_type(ctx).strip("<>")
+        if "|" in label:
+            continue
+        element = label.removeprefix("list[").removesuffix("]").lower()
+        param.metavar = _TYPE_METAVARS.get(element, element.upper())
+    for sub in getattr(command, "commands", {}).values():
+        readable_metavars(sub)
+
+
+def cli_command() -> Any:
+    """The click command tree with every verb, readable help and the project's option defaults."""
+    from netfab.cli.config import default_map, find_config, option_defaults
+
+    _register_verbs()
+    command = typer.main.get_command(app)
+    readable_metavars(command)
+    found = find_config(Path.cwd())
+    defaults = default_map(command, option_defaults(*found)) if found else {}
+    return command, defaults
+
+
 def main() -> None:
     """Console-script entry point: never lets a traceback reach an operator unless NETFAB_DEBUG is set."""
+    from netfab.cli.config import ConfigError
+
     try:
-        _register_verbs()
+        try:
+            command, defaults = cli_command()
+        except ConfigError as exc:
+            typer.echo(f"netfab: {exc}", err=True)
+            sys.exit(ExitCode.USAGE)
         # standalone_mode=False: click returns the exit code of typer.Exit instead of calling sys.exit,
         # and raises usage errors, so both pass through the handlers below.
-        rc = app(standalone_mode=False)
+        rc = command(standalone_mode=False, default_map=defaults)
         sys.exit(rc if isinstance(rc, int) else ExitCode.OK)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)

@@ -16,6 +16,18 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from netfab.cli.options import (
+    DEFAULT_BUILD,
+    DEFAULT_RUNS,
+    BuildRoot,
+    Intent,
+    Inventory,
+    LabTarget,
+    Limit,
+    OptionalWorkers,
+    RunsRoot,
+    Strict,
+)
 from netfab.core.exitcodes import ExitCode
 
 if TYPE_CHECKING:  # heavy modules load inside the verb (CLI start-up stays fast)
@@ -58,12 +70,12 @@ def _progress() -> Any:
 
 
 def audit(
-    intent: list[Path] = typer.Argument(..., help="Intent file(s) or directory.", show_default=False),
+    intent: Intent,
     from_dir: Path | None = typer.Option(
         None, "--from-dir", help="Audit saved running configs DIR/<device>.<ext> (and <device>.state.json for frr)."
     ),
-    lab: str | None = typer.Option(None, "--lab", help="Audit the running lab with this prefix."),
-    inventory: list[Path] = typer.Option([], "--inventory", help="Inventory override directories (hosts.yaml)."),
+    lab: LabTarget = None,
+    inventory: Inventory = None,
     output_format: str = typer.Option("text", "--format", help="text, json, junit, sarif or markdown."),
     output: Path | None = typer.Option(None, "--output", help="Write the report here instead of stdout."),
     remediate: bool = typer.Option(False, "--remediate", help="Deploy the intended config to drifted devices."),
@@ -76,10 +88,14 @@ def audit(
     out_dir: Path | None = typer.Option(
         None, "--out", help="Audit dir for diffs and remediation (build/<fabric>.audit)."
     ),
-    build_root: Path = typer.Option(Path("build"), "--build", help="Build output root."),
-    runs: Path = typer.Option(Path("runs"), "--runs", help="Where --remediate keeps its run journal."),
-    limit: str | None = typer.Option(None, "--limit", help="Only devices whose name matches this glob."),
-    workers: int | None = typer.Option(None, "--workers", help="CPU workers comparing configs (default: all cores)."),
+    build_root: BuildRoot = DEFAULT_BUILD,
+    runs: RunsRoot = DEFAULT_RUNS,
+    limit: Limit = None,
+    workers: OptionalWorkers = None,
+    jobs: int | None = typer.Option(
+        None, "--jobs", "-j", min=1, metavar="N", help="CPU processes comparing configs (default: all cores)."
+    ),
+    strict: Strict = False,
     confirm_timeout: int | None = typer.Option(None, "--confirm-timeout", help="Remediation confirm timer, seconds."),
 ) -> None:
     """Compare what runs with what the intent renders: drift grouped across the fleet, the platform's own diff
@@ -106,13 +122,13 @@ def audit(
 
     from netfab.cli.pipeline import err_console, load_plan
 
-    plan = load_plan(intent, lab=lab is not None).plan
+    plan = load_plan(intent, strict=strict, lab=lab is not None).plan
     names = [d for d in plan.devices if limit is None or fnmatchcase(d, limit)]
     if not names:
         raise _fail(f"--limit {limit!r} matches no device")
     from netfab.deploy.target import build_root_for
 
-    where = _Where(lab, list(inventory), build_root_for(build_root, lab), book.parallelism, workers)
+    where = _Where(lab, list(inventory or []), build_root_for(build_root, lab), workers or book.parallelism, jobs)
     started = time.perf_counter()
     report = _run(plan, names, rules, from_dir, where)
     report.seconds = time.perf_counter() - started  # collection included: what an operator waits for
@@ -153,7 +169,9 @@ class _Where:
     inventory: list[Path]
     build_root: Path
     parallelism: int
-    workers: int | None
+    """Devices contacted at once (--workers, else the runbook's parallelism)."""
+    jobs: int | None
+    """CPU processes comparing configs (--jobs; None: all cores)."""
 
 
 def _run(plan: FabricPlan, names: list[str], rules: AuditRules, from_dir: Path | None, where: _Where) -> AuditReport:
@@ -170,7 +188,7 @@ def _run(plan: FabricPlan, names: list[str], rules: AuditRules, from_dir: Path |
         description = f"lab {where.lab} over SSH" if where.lab else "the devices over SSH"
     with _progress() as progress:
         bar = progress.add_task("comparing", total=len(names))
-        report = run_audit(plan, names, source, rules, description, where.workers, lambda n: progress.advance(bar, n))
+        report = run_audit(plan, names, source, rules, description, where.jobs, lambda n: progress.advance(bar, n))
     for dev in report.devices:
         if from_dir is not None and dev.origin:
             report.locations[dev.device] = dev.origin
@@ -247,7 +265,7 @@ def _remediate(
     # Prove it: collect and audit the remediated devices again.
     nr, secrets = _nornir(plan, where)
     again = collect_online(nr, plan, drifted, secrets)
-    rechecked = audit_devices([plan.devices[n] for n in drifted], Source(collected=again), rules, where.workers)
+    rechecked = audit_devices([plan.devices[n] for n in drifted], Source(collected=again), rules, where.jobs)
     outcome["still_drifted"] = sorted(d.device for d in rechecked if d.status != "in_sync")
     if outcome["still_drifted"]:
         outcome["message"] += f"; still drifted after remediation: {', '.join(outcome['still_drifted'])}"

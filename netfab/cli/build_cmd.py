@@ -1,4 +1,4 @@
-"""`netfab build INTENT [--out DIR] [--platform P] [--device GLOB]`."""
+"""`netfab build INTENT [--out DIR] [--platform P] [--limit GLOB]`."""
 
 from __future__ import annotations
 
@@ -7,17 +7,18 @@ from pathlib import Path
 
 import typer
 
+from netfab.cli.options import DEFAULT_BUILD, BuildLimit, Intent, Strict
 from netfab.core.exitcodes import ExitCode
 
 PLATFORMS = ("arista_eos", "nvidia_cumulus", "sonic", "cisco_nxos", "juniper_junos", "frr", "host")
 
 
 def build(
-    intent: list[Path] = typer.Argument(..., help="Intent file(s) or directory.", show_default=False),
-    out: Path = typer.Option(Path("build"), "--out", "-o", help="Output root; the fabric goes to OUT/<fabric>/."),
+    intent: Intent,
+    out: Path = typer.Option(DEFAULT_BUILD, "--out", "-o", help="Output root; the fabric goes to OUT/<fabric>/."),
     platform: str | None = typer.Option(None, "--platform", help=f"Only this platform: {', '.join(PLATFORMS)}."),
-    device: str | None = typer.Option(None, "--device", help="Only devices/servers whose name matches this glob."),
-    strict: bool = typer.Option(False, "--strict", help="Treat lint warnings as errors."),
+    limit: BuildLimit = None,
+    strict: Strict = False,
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
 ) -> None:
     """Render every switch config, GPU server NIC script, the cabling plan and the Nornir inventory.
@@ -37,7 +38,7 @@ def build(
     started = time.perf_counter()
     loaded = load_plan(intent, strict=strict)
     plan = loaded.plan
-    selection = BuildSelection(platform=platform, device_glob=device)
+    selection = BuildSelection(platform=platform, device_glob=limit)
     total = sum(selection.wants_device(d) for d in plan.devices.values()) + sum(
         selection.wants_server(s) for s in plan.servers
     )

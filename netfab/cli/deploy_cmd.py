@@ -10,7 +10,18 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from netfab.cli.fleet import RUNS, nornir_for
+from netfab.cli.fleet import nornir_for
+from netfab.cli.options import (
+    DEFAULT_BUILD,
+    DEFAULT_RUNS,
+    BuildRoot,
+    Intent,
+    Inventory,
+    LabTarget,
+    Limit,
+    RunsRoot,
+    Strict,
+)
 from netfab.core.exitcodes import ExitCode
 
 if TYPE_CHECKING:
@@ -18,17 +29,18 @@ if TYPE_CHECKING:
 
 
 def deploy(
-    intent: list[Path] = typer.Argument(..., help="Intent file(s) or directory.", show_default=False),
+    intent: Intent,
     playbook: Path | None = typer.Option(None, "--playbook", help="Staging playbook (default: playbooks/deploy.yaml)."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Back up and diff only; change nothing."),
-    limit: str | None = typer.Option(None, "--limit", help="Only devices whose name matches this glob."),
+    limit: Limit = None,
     confirm_timeout: int | None = typer.Option(
         None, "--confirm-timeout", help="Seconds before an unconfirmed commit reverts."
     ),
-    lab: str | None = typer.Option(None, "--lab", help="Deploy to the running lab with this prefix."),
-    inventory: list[Path] = typer.Option([], "--inventory", help="Inventory override directories (hosts.yaml)."),
-    build_root: Path = typer.Option(Path("build"), "--build", help="Build output root."),
-    runs: Path = typer.Option(RUNS, "--runs", help="Where run journals are kept."),
+    lab: LabTarget = None,
+    inventory: Inventory = None,
+    build_root: BuildRoot = DEFAULT_BUILD,
+    runs: RunsRoot = DEFAULT_RUNS,
+    strict: Strict = False,
     resume: bool = typer.Option(False, "--resume", help="Continue after an interrupted run (re-diffs everything)."),
     show_diff: bool = typer.Option(True, "--diff/--no-diff", help="Print each device's diff."),
 ) -> None:
@@ -43,7 +55,7 @@ def deploy(
     from netfab.deploy.waves import plan_waves
     from netfab.render.build import build as run_build
 
-    loaded = load_plan(intent, lab=lab is not None)
+    loaded = load_plan(intent, strict=strict, lab=lab is not None)
     plan = loaded.plan
     build_root = build_root_for(build_root, lab)
     book_path = playbook or (
@@ -69,7 +81,7 @@ def deploy(
     for j in stale:
         j.finish("interrupted", "superseded by a resumed run")
     run_build(plan, build_root)  # the inventory and configs this run deploys, on disk for review
-    target = resolve_target(plan, build_root, lab, inventory)
+    target = resolve_target(plan, build_root, lab, inventory or [])
     devices = [d for d in plan.devices.values() if limit is None or fnmatchcase(d.name, limit)]
     if not devices:
         err_console.print(f"netfab deploy: --limit {limit!r} matches no device")

@@ -1,8 +1,7 @@
-"""Helpers the deploy, rollback and verify verbs share: the run-journal root and the Nornir they connect with."""
+"""Helpers the deploy, rollback and verify verbs share: the Nornir they connect with."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
@@ -14,8 +13,6 @@ if TYPE_CHECKING:
 
     from netfab.deploy.target import Target
     from netfab.design import FabricPlan
-
-RUNS = Path("runs")
 
 
 def nornir_for(plan: FabricPlan, target: Target, workers: int) -> Nornir:

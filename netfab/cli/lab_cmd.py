@@ -4,24 +4,16 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sys
 from ipaddress import IPv4Network
 from pathlib import Path
 
 import typer
 
+from netfab.cli.options import DEFAULT_BUILD, DEFAULT_LAB, BuildRoot, Intent, LabName, OptionalIntent, Strict
 from netfab.core.exitcodes import ExitCode
 
 lab_app = typer.Typer(help="Run the fabric as real FRR switches in Linux network namespaces, reached over SSH.")
-
-PREFIX_HELP = "Name prefix of the lab's namespaces and interfaces (1-8 lowercase letters/digits)."
-
-
-def _check_prefix(prefix: str) -> str:
-    if not re.fullmatch(r"[a-z][a-z0-9]{0,7}", prefix):
-        raise typer.BadParameter("1-8 lowercase letters or digits, starting with a letter", param_hint="--prefix")
-    return prefix
 
 
 def _need_root_and_frr() -> None:
@@ -44,12 +36,13 @@ def lab_inventory_dir(workdir: Path) -> Path:
 
 @lab_app.command("up")
 def up(
-    intent: list[Path] = typer.Argument(..., help="Intent file(s) or directory.", show_default=False),
-    prefix: str = typer.Option("nf", "--prefix", help=PREFIX_HELP, callback=_check_prefix),
+    intent: Intent,
+    prefix: LabName = DEFAULT_LAB,
     mgmt_subnet: str | None = typer.Option(None, "--mgmt-subnet", help="Override the intent's lab.mgmt_subnet."),
     timeout: float = typer.Option(120.0, "--timeout", help="Seconds to wait for BGP and ECMP."),
     keep_on_failure: bool = typer.Option(False, "--keep-on-failure", help="Leave a failed lab up for a post-mortem."),
     output_format: str = typer.Option("text", "--format", help="text or json."),
+    strict: Strict = False,
 ) -> None:
     """Bring the lab up and return once every BGP session is Established and ECMP is installed."""
     from netfab.cli.pipeline import err_console, load_plan
@@ -59,7 +52,7 @@ def up(
     from netfab.lab.fromplan import lab_inventory_overrides, lab_spec
 
     _need_root_and_frr()
-    loaded = load_plan(intent, lab=True)
+    loaded = load_plan(intent, strict=strict, lab=True)
     lab = loaded.intent.lab
     mode = lab.ecn_marking
     reason = "set by the intent"
@@ -97,13 +90,17 @@ def up(
 
 
 @lab_app.command("down")
-def down(prefix: str = typer.Option("nf", "--prefix", help=PREFIX_HELP, callback=_check_prefix)) -> None:
-    """Remove everything the lab created (also after a crash: state file plus a sweep by prefix)."""
+def down(intent: OptionalIntent = None, prefix: LabName = DEFAULT_LAB, strict: Strict = False) -> None:
+    """Remove everything the lab created (also after a crash: state file plus a sweep by prefix).
+
+    Given the intent (as `lab up` takes it), refuses to remove a lab that runs another fabric."""
     from netfab.cli.pipeline import err_console
     from netfab.lab import LabError
     from netfab.lab import down as lab_down
 
     _need_root_and_frr()
+    if intent:
+        _check_lab_fabric(intent, prefix, "down", strict)
     try:
         lab_down(prefix)
     except LabError as exc:
@@ -114,14 +111,20 @@ def down(prefix: str = typer.Option("nf", "--prefix", help=PREFIX_HELP, callback
 
 @lab_app.command("status")
 def status(
-    prefix: str = typer.Option("nf", "--prefix", help=PREFIX_HELP, callback=_check_prefix),
+    intent: OptionalIntent = None,
+    prefix: LabName = DEFAULT_LAB,
     output_format: str = typer.Option("text", "--format", help="text or json."),
+    strict: Strict = False,
 ) -> None:
-    """BGP sessions and ECMP width per switch. Exit 1 when the lab is not ready."""
+    """BGP sessions and ECMP width per switch. Exit 1 when the lab is not ready.
+
+    Given the intent (as `lab up` takes it), exit 2 when the lab runs another fabric."""
     from netfab.cli.pipeline import err_console
     from netfab.lab import LabError
     from netfab.lab import status as lab_status
 
+    if intent:
+        _check_lab_fabric(intent, prefix, "status", strict)
     try:
         st = lab_status(prefix)
     except LabError as exc:
@@ -137,8 +140,8 @@ def status(
 @lab_app.command("exec", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def exec_(
     ctx: typer.Context,
-    node: str = typer.Argument(..., help="Switch or host name."),
-    prefix: str = typer.Option("nf", "--prefix", help=PREFIX_HELP, callback=_check_prefix),
+    node: str = typer.Argument(..., metavar="NODE", help="Switch or host name."),
+    prefix: LabName = DEFAULT_LAB,
 ) -> None:
     """Run a command in a node's namespace: netfab lab exec leaf1 -- vtysh -c 'show bgp summary'."""
     from netfab.cli.pipeline import err_console
@@ -161,10 +164,11 @@ def exec_(
 
 @lab_app.command("export")
 def export(
-    intent: list[Path] = typer.Argument(..., help="Intent file(s) or directory.", show_default=False),
+    intent: Intent,
     export_format: str = typer.Option("containerlab", "--format", help="Only containerlab for now."),
     out: Path | None = typer.Option(None, "--out", "-o", help="Default: build/<fabric>.clab.yml."),
-    build_root: Path = typer.Option(Path("build"), "--build", help="Where `netfab build` wrote the configs."),
+    build_root: BuildRoot = DEFAULT_BUILD,
+    strict: Strict = False,
 ) -> None:
     """Write a containerlab topology for the same fabric (vendor images, links from the cabling plan)."""
     from netfab.cli.pipeline import err_console, load_plan
@@ -174,13 +178,34 @@ def export(
     if export_format != "containerlab":
         err_console.print(f"netfab lab export: unknown format {export_format!r} (supported: containerlab)")
         raise typer.Exit(ExitCode.USAGE)
-    loaded = load_plan(intent)
+    loaded = load_plan(intent, strict=strict)
     plan = loaded.plan
     # Beside build/<fabric>/, not inside it: a rebuild replaces that tree wholesale.
     target = out or build_root / f"{plan.name}.clab.yml"
     configs = os.path.relpath(build_root / plan.name / "configs", target.parent)
     atomic_write_text(target, containerlab_topology(plan, configs_dir=Path(configs).as_posix()))
     err_console.print(f"wrote {target}; startup configs are read from {configs} (run `netfab build` first)")
+
+
+def _check_lab_fabric(intent: list[Path], prefix: str, verb: str, strict: bool) -> None:
+    """Exit 2 when the lab at `prefix` was brought up from another fabric than `intent` describes: `lab down`
+    of the wrong prefix must not tear down a colleague's lab. A lab that is not up passes for `down` (its
+    sweep by prefix is harmless) and is reported by `status` itself."""
+    from netfab.cli.pipeline import err_console, load_plan
+    from netfab.lab import LabError
+    from netfab.lab.state import load_state
+
+    fabric = load_plan(intent, strict=strict, lab=True).plan.name
+    try:
+        running = load_state(prefix).name
+    except LabError:
+        return  # not up: `down` still sweeps by prefix, `status` reports it in its own words
+    if running != fabric:
+        err_console.print(
+            f"netfab lab {verb}: lab {prefix} runs fabric {running}, not {fabric} (the intent's); "
+            "give the lab's own prefix with --lab"
+        )
+        raise typer.Exit(ExitCode.USAGE)
 
 
 def register(app: typer.Typer) -> None:

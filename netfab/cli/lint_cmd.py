@@ -60,7 +60,7 @@ def lint(
 
         from netfab.report.text import render_rich
 
-        render_rich(result.findings, Console(), context)
+        render_rich(result.findings, Console(soft_wrap=True), context)
     else:
         from netfab.report import render
 

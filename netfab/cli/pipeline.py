@@ -22,7 +22,9 @@ if TYPE_CHECKING:
     from netfab.design import FabricPlan
     from netfab.intent import Intent
 
-err_console = Console(stderr=True, highlight=False)
+# soft_wrap: a long message stays one line (the terminal folds it); rich would otherwise hard-wrap at 80
+# columns when stderr is a file or a CI log, splitting sentences ("journal \n in runs/...").
+err_console = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 @dataclass

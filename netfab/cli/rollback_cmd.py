@@ -6,17 +6,20 @@ from pathlib import Path
 
 import typer
 
-from netfab.cli.fleet import RUNS, nornir_for
+from netfab.cli.fleet import nornir_for
+from netfab.cli.options import DEFAULT_BUILD, DEFAULT_RUNS, BuildRoot, Inventory, LabTarget, RunsRoot, Strict, Workers
 from netfab.core.exitcodes import ExitCode
 
 
 def rollback(
     run_id: str = typer.Argument(..., help="The run to undo (see runs/<fabric>/)."),
     intent: list[Path] = typer.Option(..., "--intent", help="The fabric's intent (for the inventory)."),
-    lab: str | None = typer.Option(None, "--lab", help="The run went to the lab with this prefix."),
-    inventory: list[Path] = typer.Option([], "--inventory", help="Inventory override directories."),
-    build_root: Path = typer.Option(Path("build"), "--build", help="Build output root."),
-    runs: Path = typer.Option(RUNS, "--runs", help="Where run journals are kept."),
+    lab: LabTarget = None,
+    inventory: Inventory = None,
+    build_root: BuildRoot = DEFAULT_BUILD,
+    runs: RunsRoot = DEFAULT_RUNS,
+    workers: Workers = 8,
+    strict: Strict = False,
 ) -> None:
     """Undo a run: put every device it changed back to the config it backed up, in reverse wave order."""
     from netfab.cli.pipeline import err_console, load_plan
@@ -25,7 +28,7 @@ def rollback(
     from netfab.deploy.target import build_root_for, resolve_target
     from netfab.render.build import build as run_build
 
-    loaded = load_plan(intent, lab=lab is not None)
+    loaded = load_plan(intent, strict=strict, lab=lab is not None)
     plan = loaded.plan
     build_root = build_root_for(build_root, lab)
     run_build(plan, build_root)  # the inventory the rollback connects with, as the intent says now
@@ -34,8 +37,8 @@ def rollback(
     except (OSError, ValueError) as exc:
         err_console.print(f"netfab rollback: no readable run {run_id!r} for fabric {plan.name} under {runs}: {exc}")
         raise typer.Exit(ExitCode.USAGE) from None
-    target = resolve_target(plan, build_root, lab, inventory)
-    nr = nornir_for(plan, target, workers=8)
+    target = resolve_target(plan, build_root, lab, inventory or [])
+    nr = nornir_for(plan, target, workers=workers)
     restored, failures = rollback_run(nr, journal, on_event=lambda k, w, m: err_console.print(f"[{k}] {w}: {m}"))
     err_console.print(f"run {run_id}: {len(restored)} devices restored, {len(failures)} failed")
     for host, err in sorted(failures.items()):

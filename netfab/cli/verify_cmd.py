@@ -9,18 +9,20 @@ from pathlib import Path
 import typer
 
 from netfab.cli.fleet import nornir_for
+from netfab.cli.options import DEFAULT_BUILD, BuildRoot, Intent, Inventory, LabTarget, Limit, Strict, Workers
 from netfab.core.exitcodes import ExitCode
 
 
 def verify(
-    intent: list[Path] = typer.Argument(..., help="Intent file(s) or directory.", show_default=False),
-    lab: str | None = typer.Option(None, "--lab", help="Verify the running lab with this prefix."),
-    inventory: list[Path] = typer.Option([], "--inventory", help="Inventory override directories."),
-    build_root: Path = typer.Option(Path("build"), "--build", help="Build output root."),
-    limit: str | None = typer.Option(None, "--limit", help="Only devices whose name matches this glob."),
+    intent: Intent,
+    lab: LabTarget = None,
+    inventory: Inventory = None,
+    build_root: BuildRoot = DEFAULT_BUILD,
+    limit: Limit = None,
     output_format: str = typer.Option("text", "--format", help="text, json or junit."),
     output: Path | None = typer.Option(None, "--output", help="Write the report here instead of stdout."),
-    workers: int = typer.Option(16, "--workers", help="Devices checked in parallel."),
+    workers: Workers = 16,
+    strict: Strict = False,
 ) -> None:
     """Check the running fabric against the plan: BGP peers, ECMP width, interfaces, cabling, QoS."""
     from netfab.cli.pipeline import err_console, load_plan
@@ -33,11 +35,11 @@ def verify(
     if output_format not in ("text", "json", "junit"):
         err_console.print(f"netfab verify: unknown format {output_format!r}")
         raise typer.Exit(ExitCode.USAGE)
-    loaded = load_plan(intent, lab=lab is not None)
+    loaded = load_plan(intent, strict=strict, lab=lab is not None)
     plan = loaded.plan
     build_root = build_root_for(build_root, lab)
     run_build(plan, build_root)  # an inventory that matches this intent, never a stale one
-    target = resolve_target(plan, build_root, lab, inventory)
+    target = resolve_target(plan, build_root, lab, inventory or [])
     nr = nornir_for(plan, target, workers=workers)
     names = [d for d in plan.devices if limit is None or fnmatchcase(d, limit)]
     results = verify_fabric(nr, plan, names)

@@ -56,7 +56,7 @@ def lab_findings(check: LabCheck, source_file: str) -> list[Finding]:
                 f"lab {check.prefix}: {check.src.leaf}'s hash sysctls were not restored: before "
                 f"{check.sysctls_before}, now {check.sysctls_after or 'unreadable'}",
                 Location(source_file),
-                hint=f"re-run the leaf's rendered script, or netfab lab down/up --prefix {check.prefix}",
+                hint=f"re-run the leaf's rendered script, or netfab lab down/up --lab {check.prefix}",
             )
         )
     return findings
