@@ -10,8 +10,14 @@ from __future__ import annotations
 import sys
 from enum import StrEnum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
+
+from netfab.cli.options import Strict
+
+if TYPE_CHECKING:
+    from netfab.lint.api import LintResult
 
 
 class ReportFormat(StrEnum):
@@ -29,26 +35,23 @@ def lint(
     paths: list[Path] = typer.Argument(..., metavar="PATH", help="Intent YAML files or directories (merged)."),
     fmt: ReportFormat = typer.Option(ReportFormat.TEXT, "--format", "-f", help="Report format."),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write the report to FILE (atomically)."),
-    strict: bool = typer.Option(False, "--strict", help="Fail on warnings too."),
+    strict: Strict = False,
     plan: bool = typer.Option(
         True,
         "--plan/--no-plan",
         help="After a clean intent lint, design the fabric and run the rules that read the plan (PLAN*).",
     ),
+    each: bool = typer.Option(
+        False, "--each", help="Lint every file as a fabric of its own instead of merging them into one intent."
+    ),
 ) -> None:
     """Check intent files: YAML hazards, schema, fabric rules (QoS, PFC, ECN, NIC, ECMP, topology, pools) and,
     unless --no-plan, the expanded plan (port use, MTU and PFC along paths, hashing per hop, duplicates)."""
     from netfab import __version__
-    from netfab.lint import lint_source, rule_infos
-    from netfab.load import load_intent_source
+    from netfab.lint import rule_infos
     from netfab.report import ReportContext
 
-    source = load_intent_source(paths)
-    result = lint_source(source, strict=strict)
-    if plan and not source.unreadable:
-        from netfab.cli.plan_lint import with_plan
-
-        result = with_plan(result, source, strict)
+    result = _lint_each(paths, strict, plan) if each else _lint(paths, strict, plan)
     context = ReportContext(tool_version=__version__, rules=rule_infos(), files=result.files or paths)
     if output is not None:
         from netfab.core.fs import atomic_write_text
@@ -67,3 +70,55 @@ def lint(
         sys.stdout.write(render(fmt.value, result.findings, context))
         sys.stdout.flush()
     raise typer.Exit(int(result.exit_code))
+
+
+def _lint(paths: list[Path], strict: bool, plan: bool) -> LintResult:
+    from netfab.lint import lint_source
+    from netfab.load import load_intent_source
+
+    source = load_intent_source(paths)
+    result = lint_source(source, strict=strict)
+    if plan and not source.unreadable:
+        from netfab.cli.plan_lint import with_plan
+
+        result = with_plan(result, source, strict)
+    return result
+
+
+def _lint_each(paths: list[Path], strict: bool, plan: bool) -> LintResult:
+    """One report over every file, each linted as its own intent; the worst exit code wins."""
+    from dataclasses import replace
+
+    from netfab.core.findings import sorted_findings
+    from netfab.load import expand_paths
+
+    files, problems = expand_paths(paths)
+    if problems:  # a missing path: reported like any unreadable input
+        return _lint(paths, strict, plan)
+    results = [_lint([f], strict, plan) for f in files]
+    return replace(
+        results[0],
+        findings=sorted_findings([f for r in results for f in r.findings]),
+        intent=None,
+        exit_code=max(r.exit_code for r in results),
+        files=files,
+        skipped=sorted({s for r in results for s in r.skipped}),
+    )
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Readers (CI uploaders) never see a half-written report: write a temp file beside it, then rename."""
+    directory = path.parent if str(path.parent) else Path(".")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    except OSError as exc:
+        typer.echo(f"netfab: cannot write {path}: {exc.strerror or exc}", err=True)
+        raise typer.Exit(ExitCode.USAGE) from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        typer.echo(f"netfab: cannot write {path}: {exc.strerror or exc}", err=True)
+        raise typer.Exit(ExitCode.USAGE) from None

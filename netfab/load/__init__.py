@@ -16,8 +16,9 @@ What is reported instead of raised
 YAML000 unparseable YAML or a value that cannot be constructed; YAML001 duplicate key; YAML002 YAML 1.1 boolean
 words (yes/no/on/off/y/n) unquoted; YAML003 leading-zero or base-60 numbers; YAML004 tabs in indentation;
 LOAD001 missing/unreadable path; LOAD002 top level not a mapping; LOAD003 alias bomb or nesting too deep;
-LOAD004 empty file (note). `IntentSource.unreadable` is true when a YAML000 or LOAD001-003 error exists: the
-CLI exits 2 for those, and 1 for other findings.
+LOAD004 empty file (note); LOAD005 merged files that name different fabrics (warning).
+`IntentSource.unreadable` is true when a YAML000 or LOAD001-003 error exists: the CLI exits 2 for those, and 1
+for other findings.
 """
 
 from netfab.core.findings import Severity
@@ -57,6 +58,13 @@ RULES: tuple[RuleInfo, ...] = (
     RuleInfo("LOAD002", "Top level is not a mapping", _E, "An intent file must be a mapping of top-level keys."),
     RuleInfo("LOAD003", "Input too large or recursive", _E, "Alias expansion or nesting exceeds netfab's limits."),
     RuleInfo("LOAD004", "Empty file", _I, "The file has no content; it contributes nothing to the intent."),
+    RuleInfo(
+        "LOAD005",
+        "Merged files name different fabrics",
+        _W,
+        "Files merged into one intent (a directory, or several paths) set different fabric.name values.\n\n"
+        "They are most likely separate fabrics: `netfab lint --each DIR` checks each file on its own.",
+    ),
     RuleInfo("SCHEMA-missing", "Missing required field", _E, "A required field is not set."),
     RuleInfo("SCHEMA-extra", "Unknown field", _E, "A field is not part of the intent schema (often a typo)."),
     RuleInfo("SCHEMA-type", "Wrong value type", _E, "A value has the wrong type (text where a number is due...)."),

@@ -39,16 +39,39 @@ def load_intent_source(paths: Sequence[Path]) -> IntentSource:
     files, findings = expand_paths(paths)
     data: dict[Any, Any] = {}
     source_map = SourceMap(default=Location(str(files[0]) if files else str(paths[0]) if paths else "<input>"))
+    named: list[tuple[Path, str, Location]] = []
     for file in files:
         parsed = parse_yaml_file(file)
         findings.extend(parsed.findings)
         if parsed.data is None:
             continue
+        fabric = parsed.data.get("fabric")
+        if isinstance(fabric, dict) and isinstance(fabric.get("name"), str):
+            named.append((file, fabric["name"], parsed.source_map.locate(("fabric", "name"))))
         if data:
             data, source_map = merge_data(data, source_map, parsed.data, parsed.source_map)
         else:  # the common single-file case: nothing to merge with
             data, source_map = parsed.data, parsed.source_map
+    if len({name for _, name, _ in named}) > 1:
+        findings.append(_separate_fabrics(named))
     return IntentSource(data, source_map, findings, files)
+
+
+def _separate_fabrics(named: list[tuple[Path, str, Location]]) -> Finding:
+    """LOAD005: the merged files name different fabrics, so they are most likely separate intents that a
+    directory argument merged by accident (a merged intent is one fabric: the last name wins)."""
+    listed = "; ".join(f"{file.name}: {name}" for file, name, _ in named)
+    winner = named[-1]
+    return Finding(
+        "LOAD005",
+        Severity.WARNING,
+        f"these files name {len({n for _, n, _ in named})} different fabrics ({listed}) and were merged into "
+        f"one intent, fabric {winner[1]}",
+        winner[2],
+        "to check each file as a fabric of its own: netfab lint --each PATH...; to merge them on purpose, set "
+        "fabric.name in one file only",
+        "fabric.name",
+    )
 
 
 def expand_paths(paths: Sequence[Path]) -> tuple[list[Path], list[Finding]]:

@@ -69,6 +69,31 @@ def test_retired_nic_model_is_refused_at_its_key_with_a_migration_hint(tmp_path:
     assert invoke("lint", "--format", "json", str(tmp_path / "n.yaml"))[0] == 1
 
 
+def test_a_directory_of_separate_fabrics_is_said_and_each_lints_them_apart(tmp_path: Path) -> None:
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    write_intent(merged(RAIL, {"fabric": {"name": "alpha"}}), mine / "a.yaml")
+    broken = write_intent(merged(RAIL, {"fabric": {"name": "beta"}, "nic": {"trust": "pcp"}}), mine / "b.yaml")
+    code, out = invoke("lint", "--no-plan", str(mine))
+    line = next(i for i, ln in enumerate(broken.read_text().splitlines(), 1) if "name: beta" in ln)
+    assert f"{broken}:{line}:" in out and "warning[LOAD005]" in out
+    assert "(a.yaml: alpha; b.yaml: beta)" in out and "netfab lint --each" in out
+    assert code == 1  # b.yaml's NIC001 won the merge; the merge itself is only a warning
+    code, out = invoke("lint", "--no-plan", "--each", str(mine))
+    assert code == 1 and "LOAD005" not in out
+    assert out.count("error[NIC001]") == 1 and str(broken) in out
+    code, out = invoke("lint", "--no-plan", "--each", str(mine / "a.yaml"))
+    assert code == 0
+
+
+def test_files_that_agree_on_the_fabric_merge_without_a_warning(tmp_path: Path) -> None:
+    write_intent(RAIL, tmp_path / "00-base.yaml")
+    write_intent({"fabric": {"name": RAIL["fabric"]["name"]}, "underlay": {"mtu": 9216}}, tmp_path / "10-site.yaml")
+    code, out = invoke("lint", "--no-plan", "--strict", str(tmp_path))
+    assert "LOAD005" not in out
+    assert code == invoke("lint", "--no-plan", "--strict", str(tmp_path / "00-base.yaml"))[0] == 0
+
+
 def test_unreadable_input_and_bad_usage_exit_2(tmp_path: Path) -> None:
     bad = tmp_path / "x.yaml"
     bad.write_text("a: [\n", encoding="utf-8")
