@@ -104,21 +104,3 @@ def _lint_each(paths: list[Path], strict: bool, plan: bool) -> LintResult:
         files=files,
         skipped=sorted({s for r in results for s in r.skipped}),
     )
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Readers (CI uploaders) never see a half-written report: write a temp file beside it, then rename."""
-    directory = path.parent if str(path.parent) else Path(".")
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
-    except OSError as exc:
-        typer.echo(f"netfab: cannot write {path}: {exc.strerror or exc}", err=True)
-        raise typer.Exit(ExitCode.USAGE) from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
-        typer.echo(f"netfab: cannot write {path}: {exc.strerror or exc}", err=True)
-        raise typer.Exit(ExitCode.USAGE) from None
