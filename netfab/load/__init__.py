@@ -16,7 +16,7 @@ What is reported instead of raised
 YAML000 unparseable YAML or a value that cannot be constructed; YAML001 duplicate key; YAML002 YAML 1.1 boolean
 words (yes/no/on/off/y/n) unquoted; YAML003 leading-zero or base-60 numbers; YAML004 tabs in indentation;
 LOAD001 missing/unreadable path; LOAD002 top level not a mapping; LOAD003 alias bomb or nesting too deep;
-LOAD004 empty file (note); LOAD005 merged files that name different fabrics (warning).
+LOAD004 empty file (note); LOAD005 merged whole intents (each with a topology) naming different fabrics.
 `IntentSource.unreadable` is true when a YAML000 or LOAD001-003 error exists: the CLI exits 2 for those, and 1
 for other findings.
 """
@@ -62,7 +62,8 @@ RULES: tuple[RuleInfo, ...] = (
         "LOAD005",
         "Merged files name different fabrics",
         _W,
-        "Files merged into one intent (a directory, or several paths) set different fabric.name values.\n\n"
+        "Files merged into one intent (a directory, or several paths) each describe a topology under a "
+        "different fabric.name.\n\n"
         "They are most likely separate fabrics: `netfab lint --each DIR` checks each file on its own.",
     ),
     RuleInfo("SCHEMA-missing", "Missing required field", _E, "A required field is not set."),

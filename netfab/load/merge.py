@@ -45,8 +45,10 @@ def load_intent_source(paths: Sequence[Path]) -> IntentSource:
         findings.extend(parsed.findings)
         if parsed.data is None:
             continue
+        # A file with its own topology and fabric name is a whole intent; one that only renames the fabric
+        # (an override file) is not.
         fabric = parsed.data.get("fabric")
-        if isinstance(fabric, dict) and isinstance(fabric.get("name"), str):
+        if "topology" in parsed.data and isinstance(fabric, dict) and isinstance(fabric.get("name"), str):
             named.append((file, fabric["name"], parsed.source_map.locate(("fabric", "name"))))
         if data:
             data, source_map = merge_data(data, source_map, parsed.data, parsed.source_map)
@@ -58,15 +60,16 @@ def load_intent_source(paths: Sequence[Path]) -> IntentSource:
 
 
 def _separate_fabrics(named: list[tuple[Path, str, Location]]) -> Finding:
-    """LOAD005: the merged files name different fabrics, so they are most likely separate intents that a
-    directory argument merged by accident (a merged intent is one fabric: the last name wins)."""
+    """LOAD005: merged files that each describe a topology name different fabrics, so they are most likely
+    separate intents a directory argument merged by accident (a merged intent is one fabric: the last name wins)."""
     listed = "; ".join(f"{file.name}: {name}" for file, name, _ in named)
+    count = len({name for _, name, _ in named})
     winner = named[-1]
     return Finding(
         "LOAD005",
         Severity.WARNING,
-        f"these files name {len({n for _, n, _ in named})} different fabrics ({listed}) and were merged into "
-        f"one intent, fabric {winner[1]}",
+        f"these files each describe a topology and name {count} different fabrics ({listed}) and were merged "
+        f"into one intent, fabric {winner[1]}",
         winner[2],
         "to check each file as a fabric of its own: netfab lint --each PATH...; to merge them on purpose, set "
         "fabric.name in one file only",
