@@ -17,7 +17,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 # Leaves the device owns and netfab never renders. Kept short: everything else netfab renders is compared.
@@ -49,9 +48,10 @@ class AuditPlaybook(BaseModel):
 
 
 def load_audit_playbook(path: Path) -> AuditPlaybook:
-    with path.open(encoding="utf-8") as fh:
-        data = yaml.safe_load(fh) or {}
-    return AuditPlaybook.model_validate(data)
+    """Raises DocumentError (a ValueError) with file:line findings; bounded like an intent."""
+    from netfab.load.document import load_model
+
+    return load_model(path, AuditPlaybook, "audit runbook")
 
 
 def _excludes(extra: dict[str, list[str]]) -> dict[str, tuple[tuple[str, ...], ...]]:

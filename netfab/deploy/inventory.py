@@ -8,7 +8,6 @@ import logging
 from pathlib import Path
 from typing import Any
 
-import yaml
 from nornir.core import Nornir
 from nornir.core.configuration import Config, LoggingConfig
 from nornir.core.inventory import ConnectionOptions, Defaults, Group, Groups, Host, Hosts, Inventory, ParentGroups
@@ -23,14 +22,14 @@ class InventoryError(Exception):
 
 
 def _read(path: Path) -> dict[str, Any]:
-    if not path.is_file():
-        return {}
+    from netfab.load.document import DocumentError, load_mapping
+
+    if not path.exists() and not path.is_symlink():
+        return {}  # an override directory may carry only one of hosts.yaml / groups.yaml
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except yaml.YAMLError as exc:
-        raise InventoryError(f"{path}: not valid YAML: {exc}") from None
-    if not isinstance(data, dict):
-        raise InventoryError(f"{path}: expected a mapping of host names")
+        data, _ = load_mapping(path, "inventory")
+    except DocumentError as exc:
+        raise InventoryError(str(exc)) from None
     return data
 
 
@@ -57,6 +56,8 @@ def load_inventory_data(generated: Path, overrides: list[Path]) -> tuple[dict[st
         if unknown:
             raise InventoryError(f"{directory}/hosts.yaml names hosts the fabric does not have: {', '.join(unknown)}")
         for name, data in extra_hosts.items():
+            if data is not None and not isinstance(data, dict):
+                raise InventoryError(f"{directory}/hosts.yaml: host {name!r} must be a mapping of settings")
             hosts[name] = _merge(hosts[name], data or {})
         groups = _merge(groups, _read(directory / "groups.yaml"))
     return hosts, groups

@@ -4,7 +4,7 @@ how many failures a wave tolerates before the rollout stops and the wave is roll
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -36,8 +36,9 @@ class WaveSpec(_Model):
 
 class Playbook(_Model):
     name: str
-    confirm_timeout: Microseconds = us("300s")
-    """Commit-confirm timer: a device reverts by itself unless netfab confirms within this time."""
+    confirm_timeout: Annotated[Microseconds, Field(ge=1_000_000)] = us("300s")
+    """Commit-confirm timer: a device reverts by itself unless netfab confirms within this time (at least 1 s:
+    drivers take whole seconds, and a timer of 0 would be refused per device, after every backup)."""
     settle_timeout: Microseconds = us("60s")
     """How long post-checks may take to pass (BGP needs a few seconds to re-establish)."""
     confirm: Literal["device", "client"] = "device"
@@ -48,7 +49,7 @@ class Playbook(_Model):
 
 
 def load_playbook(path: Path) -> Playbook:
-    import yaml
+    """Raises DocumentError (a ValueError) with file:line findings; bounded like an intent."""
+    from netfab.load.document import load_model
 
-    with path.open(encoding="utf-8") as fh:
-        return Playbook.model_validate(yaml.safe_load(fh))
+    return load_model(path, Playbook, "playbook")

@@ -9,7 +9,9 @@ becomes a Finding with a location.
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,10 +29,15 @@ _LOADER: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 DataPath = tuple[str | int, ...]  # keys and list indices from the root; keys are whatever YAML made of them
 Position = tuple[str, int, int]  # (file, 1-based line, 1-based column): a Location is only built when asked for
 
-# An intent is written by hand: a few thousand nodes. These caps only exist so that an alias bomb
-# ("billion laughs") or a pathological nesting is a finding instead of a hang or a RecursionError.
+# Every YAML file netfab reads (intents, playbooks, inventories, audit runbooks) goes through this module, so
+# these caps hold for all of them. An intent is written by hand: a few thousand nodes. The caps only exist so
+# that an alias bomb ("billion laughs"), a pathological nesting or a runaway file is a finding instead of a
+# hang, gigabytes of memory, or a crash.
 MAX_NODES = 200_000
+"""Values after alias expansion. A generated inventory of ~1,700 switches has ~37,000."""
 MAX_DEPTH = 100
+MAX_BYTES = 64 * 1024 * 1024
+"""A 50 MB intent (comments, one huge string) still loads in under a second; more is not a hand-written file."""
 
 _YAML = "tag:yaml.org,2002:"
 _STR, _BOOL, _INT, _FLOAT, _MERGE = (_YAML + t for t in ("str", "bool", "int", "float", "merge"))
@@ -96,10 +103,17 @@ class ParsedFile:
     findings: list[Finding]
 
 
-def parse_yaml_file(path: Path) -> ParsedFile:
+def parse_yaml_file(path: Path, kind: str = "intent") -> ParsedFile:
+    """`kind` names the document in hints (intent, playbook, inventory, audit runbook)."""
     name = str(path)
     try:
-        raw = path.read_bytes()
+        raw = _read_bounded(path)
+    except _NotRegular:
+        hint = f"pass a regular {kind} file"
+        return _failed(path, _finding("LOAD001", "not a regular file", Location(name), hint))
+    except _TooLarge:
+        msg = f"file is larger than {MAX_BYTES // (1024 * 1024)} MiB"
+        return _failed(path, _finding("LOAD003", msg, Location(name), f"is this really a {kind} file?"))
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
         return _failed(path, _finding("LOAD001", f"cannot read file: {reason}", Location(name), "check the path"))
@@ -110,11 +124,42 @@ def parse_yaml_file(path: Path) -> ParsedFile:
         line, column = _position(before, len(before))
         msg = f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start})"
         return _failed(path, _finding("LOAD001", msg, Location(name, line, column), "save the file as UTF-8"))
-    return parse_yaml_text(text, path)
+    return parse_yaml_text(text, path, kind)
 
 
-def parse_yaml_text(text: str, path: Path) -> ParsedFile:
+class _NotRegular(Exception):
+    pass
+
+
+class _TooLarge(Exception):
+    pass
+
+
+def _read_bounded(path: Path) -> bytes:
+    # Opened non-blocking so a FIFO named as a playbook cannot hang us before fstat tells us what it is;
+    # reading one byte past the cap is how a file that grows while we read is still caught.
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise _NotRegular
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            raw = fh.read(MAX_BYTES + 1)
+    finally:
+        os.close(fd)
+    if len(raw) > MAX_BYTES:
+        raise _TooLarge
+    return raw
+
+
+def parse_yaml_text(text: str, path: Path, kind: str = "intent") -> ParsedFile:
     name = str(path)
+    if len(text) > MAX_BYTES:  # characters, not bytes, here: close enough for a guard against runaway input
+        msg = f"document is larger than {MAX_BYTES // (1024 * 1024)} MiB"
+        return _failed(path, _finding("LOAD003", msg, Location(name), f"is this really a {kind} file?"))
+    deep = _too_deep(text)
+    if deep is not None:
+        loc = Location(name, deep[0] + 1, deep[1] + 1)
+        return _failed(path, _finding("LOAD003", f"nesting deeper than {MAX_DEPTH} levels", loc, _CAP_HINT))
     try:
         root = yaml.compose(text, Loader=_LOADER)
     except yaml.YAMLError as exc:
@@ -134,13 +179,48 @@ def parse_yaml_text(text: str, path: Path) -> ParsedFile:
     findings = builder.findings + _tab_findings(text, name, builder.multiline_scalar_lines)
     if not isinstance(data, dict):
         kind = "a list" if isinstance(data, list) else f"a single {type(data).__name__} value"
-        hint = "an intent file is a mapping of top-level keys (fabric:, topology:, qos: ...)"
+        hint = (
+            "an intent file is a mapping of top-level keys (fabric:, topology:, qos: ...)"
+            if kind == "intent"
+            else f"a {kind} file is a mapping of top-level keys"
+        )
         findings.append(_finding("LOAD002", f"top level is {kind}, not a mapping", builder.location(root), hint))
         data = None
     return ParsedFile(path, data, builder.source_map, findings)
 
 
 _CAP_HINT = f"netfab accepts at most {MAX_NODES} values and {MAX_DEPTH} nesting levels; check anchors/aliases"
+_COLLECTION_START = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
+# libyaml's composer is known to survive 20,000 levels (the trial); well below that, composing is safe.
+_COMPOSE_SAFE_DEPTH = 2_000
+
+
+def _too_deep(text: str) -> tuple[int, int] | None:
+    """Where (0-based line, column) the document first nests deeper than MAX_DEPTH, when composing could crash.
+
+    libyaml's parser is a state machine, but its composer (and PyYAML's) recurses once per nesting level: a
+    60 KB file of 30,000 nested brackets overflows the C stack (SIGSEGV) before any check on the composed
+    nodes could run. So, before composing, an upper bound on the depth: flow levels need a bracket each,
+    block levels need indentation (at most two levels per column: a sequence may sit at its key's indent).
+    Only when the bound is high do we walk the parser's events; they arrive lazily, so a hostile document
+    is refused after reading MAX_DEPTH levels of it. Ordinary files never pay for the walk.
+    """
+    longest = max(map(len, text.splitlines()), default=0)
+    if text.count("[") + text.count("{") + 2 * longest + 2 <= _COMPOSE_SAFE_DEPTH:
+        return None
+    depth = 0
+    try:
+        for event in yaml.parse(text, Loader=_LOADER):
+            if isinstance(event, _COLLECTION_START):
+                depth += 1
+                mark = event.start_mark
+                if depth > MAX_DEPTH and mark is not None:  # parser events always carry marks
+                    return mark.line, mark.column
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+    except yaml.YAMLError:
+        pass  # reported by compose, at the same position; up to there the nesting was within the cap
+    return None
 
 
 class _CapExceeded(Exception):

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 import yaml
 from audit_helpers import ROOT, drift_paths, frr_running, intended, kernel_state, leaf, run
-from pydantic import ValidationError
 
 from netfab.audit.rules import AuditPlaybook, AuditRules, load_audit_playbook, split_pointer
+from netfab.load.document import DocumentError
 
 SHIPPED = load_audit_playbook(ROOT / "playbooks" / "audit.yaml")
 
@@ -80,7 +80,7 @@ def test_nvue_excludes_and_device_owned_system_branches() -> None:
 def test_runbook_errors_are_reported(tmp_path: Path) -> None:
     bad = tmp_path / "audit.yaml"
     bad.write_text("name: x\nunmanaged: [a]\nexlude: {}\n")
-    with pytest.raises(ValidationError):
+    with pytest.raises(DocumentError, match=r"audit.yaml:3:1: SCHEMA-extra .*exlude"):
         load_audit_playbook(bad)
     with pytest.raises(ValueError, match="must start with '/'"):
         AuditRules.from_playbook(AuditPlaybook(exclude={"sonic": ["PORT/*/fec"]}))
