@@ -18,9 +18,14 @@ from netfab import __version__
 from netfab.core.exitcodes import ExitCode
 from netfab.core.fs import OutputError
 
+EXIT_CODES = "Exit codes: 0 ok, 1 findings/drift/failed checks, 2 usage or unreadable input, 3 internal error."
+
 app = typer.Typer(
     name="netfab",
     help="Intent-driven build, deploy, verify and drift audit for AI/RoCE GPU fabrics.",
+    # Typer(help=...) replaces the callback's docstring, so the exit codes go where `netfab --help` shows them.
+    epilog=EXIT_CODES
+    + " Option defaults: NETFAB_* variables, then ./netfab.toml or the tool.netfab table of ./pyproject.toml.",
     no_args_is_help=True,
     add_completion=True,
     pretty_exceptions_enable=False,
@@ -38,7 +43,7 @@ def _version(value: bool) -> None:
 def _root(
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version."),
 ) -> None:
-    """Exit codes: 0 ok, 1 findings/drift/failed checks, 2 usage or unreadable input, 3 internal error."""
+    """Global options (the verbs are registered in _register_verbs)."""
 
 
 def _register_verbs() -> None:

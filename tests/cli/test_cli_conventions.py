@@ -225,3 +225,11 @@ def test_lab_down_with_the_matching_intent_goes_ahead(
 def test_lab_status_with_the_intent_refuses_a_lab_of_another_fabric(lab_calls: list[tuple[str, str]]) -> None:
     result = CliRunner().invoke(app_module.app, ["lab", "status", str(LAB_INTENT), "--lab", "zz"])
     assert result.exit_code == 2 and "runs fabric other-fabric" in result.output
+
+
+def test_root_help_states_the_exit_codes() -> None:
+    proc = _run("--help")
+    assert proc.returncode == 0
+    assert "Exit codes: 0 ok, 1 findings/drift/failed checks, 2 usage or unreadable input" in " ".join(
+        proc.stdout.split()
+    )
