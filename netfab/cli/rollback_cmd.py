@@ -1,4 +1,4 @@
-"""`netfab rollback RUN_ID`: undo a run from its journal."""
+"""`netfab rollback RUN_ID INTENT...`: undo a run from its journal."""
 
 from __future__ import annotations
 
@@ -12,8 +12,13 @@ from netfab.core.exitcodes import ExitCode
 
 
 def rollback(
-    run_id: str = typer.Argument(..., help="The run to undo (see runs/<fabric>/)."),
-    intent: list[Path] = typer.Option(..., "--intent", help="The fabric's intent (for the inventory)."),
+    run_id: str = typer.Argument(..., metavar="RUN_ID", help="The run to undo (see runs/<fabric>/)."),
+    intent_args: list[Path] | None = typer.Argument(
+        None, metavar="INTENT", help="The fabric's intent (for the inventory), as every other verb takes it."
+    ),
+    intent_option: list[Path] | None = typer.Option(
+        None, "--intent", metavar="PATH", help="The intent, the older spelling (repeatable)."
+    ),
     lab: LabTarget = None,
     inventory: Inventory = None,
     build_root: BuildRoot = DEFAULT_BUILD,
@@ -28,6 +33,10 @@ def rollback(
     from netfab.deploy.target import build_root_for, resolve_target
     from netfab.render.build import build as run_build
 
+    intent = [*(intent_args or []), *(intent_option or [])]
+    if not intent:
+        err_console.print("netfab rollback: give the fabric's intent: netfab rollback RUN_ID INTENT...")
+        raise typer.Exit(ExitCode.USAGE)
     loaded = load_plan(intent, strict=strict, lab=lab is not None)
     plan = loaded.plan
     build_root = build_root_for(build_root, lab)

@@ -75,7 +75,7 @@ def test_lab_is_the_one_lab_selector_and_prefix_only_its_older_spelling(verbs: d
 
 
 def test_every_verb_that_lints_the_intent_has_strict(verbs: dict[str, Any]) -> None:
-    linting = [v for v, cmd in verbs.items() if any(p.name in ("intent", "paths") for p in cmd.params)]
+    linting = [v for v, cmd in verbs.items() if any(p.name in ("intent", "intent_args", "paths") for p in cmd.params)]
     assert {"deploy", "verify", "audit", "rollback", "lab up", "lab export", "build", "analyze"} <= set(linting)
     assert [v for v in linting if _option(verbs[v], "--strict") is None] == []
 
@@ -233,3 +233,19 @@ def test_root_help_states_the_exit_codes() -> None:
     assert "Exit codes: 0 ok, 1 findings/drift/failed checks, 2 usage or unreadable input" in " ".join(
         proc.stdout.split()
     )
+
+
+@pytest.mark.parametrize("spelling", [["INTENT"], ["--intent", "INTENT"]])
+def test_rollback_takes_the_intent_as_every_verb_does_and_keeps_intent_option(
+    tmp_path: Path, spelling: list[str]
+) -> None:
+    args = [str(LAB_INTENT) if a == "INTENT" else a for a in spelling]
+    proc = _run("rollback", "20261201-000000-abcd", *args, "--runs", str(tmp_path / "runs"), cwd=tmp_path)
+    # The intent was read (the fabric is named); the run does not exist: a usage error, not a missing argument.
+    assert proc.returncode == 2
+    assert "no readable run '20261201-000000-abcd' for fabric lab" in proc.stderr
+
+
+def test_rollback_without_an_intent_says_how_to_give_it(tmp_path: Path) -> None:
+    proc = _run("rollback", "some-run", cwd=tmp_path)
+    assert proc.returncode == 2 and "netfab rollback RUN_ID INTENT..." in proc.stderr
