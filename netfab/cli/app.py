@@ -131,7 +131,11 @@ def cli_command() -> Any:
 def main() -> None:
     """Console-script entry point: never lets a traceback reach an operator unless NETFAB_DEBUG is set."""
     from netfab.cli.config import ConfigError
+    from netfab.core.redact import install_log_redaction, redact
+    from netfab.deploy.credentials import Credentials
 
+    secrets = Credentials.from_env().secrets()
+    install_log_redaction(secrets)  # any log record (netfab's, Nornir's, paramiko's) is masked when created
     try:
         try:
             command, defaults = cli_command()
@@ -169,7 +173,7 @@ def main() -> None:
         if os.environ.get("NETFAB_DEBUG"):
             raise
         typer.echo(
-            f"netfab: internal error: {type(exc).__name__}: {exc}\n"
+            f"netfab: internal error: {type(exc).__name__}: {redact(str(exc), secrets)}\n"
             "This is a bug in netfab, not in your input. Re-run with NETFAB_DEBUG=1 for a traceback.",
             err=True,
         )

@@ -1,13 +1,12 @@
 """Credentials: only from the environment, an SSH key path or an agent; never from files netfab writes.
 
-Everything printed or journaled passes through `redact`, which knows the secret values themselves (not
-just patterns), so a password echoed back by a device in a diff or an error message is masked too.
+`Credentials.secrets()` hands the values themselves to netfab.core.redact (the one redaction), so a password
+echoed back by a device in a diff or an error message is masked too, not only keyword-shaped lines.
 """
 
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,18 +16,6 @@ ENV_PASSWORD = "NETFAB_PASSWORD"
 ENV_SSH_KEY = "NETFAB_SSH_KEY"
 ENV_KNOWN_HOSTS = "NETFAB_KNOWN_HOSTS"
 ENV_INSECURE_HOST_KEYS = "NETFAB_INSECURE_ACCEPT_HOST_KEYS"
-
-MASK = "********"
-# Config lines that carry secrets on the platforms in scope (EOS/NX-OS 'secret'/'password'/'key',
-# Junos 'encrypted-password', SONiC/FRR 'password', NVUE 'password').
-# Only whole keywords (not '-key' inside 'enhanced-hash-key'): a false mask in a drift diff hides real drift.
-# The value may follow an encryption-type token: a digit (IOS-style 5/7) or, fix, EOS's `secret sha512 <hash>`
-# (the hash used to survive as "secret ******** $6$...").
-_SECRET_LINE = re.compile(
-    r"(?P<lead>(?<![\w-])(?:secret|password|encrypted-password|authentication-key|pre-shared-key|snmp-server community)"
-    r"(?:\s+(?:[0-9]|sha512|sha256|md5))?\s+)(?P<value>\"[^\"]*\"|\S+)",
-    re.IGNORECASE,
-)
 
 
 @dataclass(frozen=True)
@@ -53,11 +40,3 @@ class Credentials:
 
     def secrets(self) -> tuple[str, ...]:
         return (self.password,) if self.password else ()
-
-
-def redact(text: str, secrets: tuple[str, ...] = ()) -> str:
-    """Mask known secret values anywhere, and the value of any secret-bearing config keyword."""
-    for secret in secrets:
-        if secret:
-            text = text.replace(secret, MASK)
-    return _SECRET_LINE.sub(lambda m: m.group("lead") + MASK, text)

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from netfab.core.fs import atomic_write_text
-from netfab.deploy.credentials import redact
+from netfab.core.redact import redact
 from netfab.render.writer import safe_relpath
 
 DeviceState = Literal[

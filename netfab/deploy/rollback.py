@@ -7,33 +7,9 @@ from collections.abc import Callable
 from nornir.core import Nornir
 from nornir.core.task import Result, Task
 
+from netfab.core.redact import MASK, restore_secrets
 from netfab.deploy.connection import CONNECTION_NAME
-from netfab.deploy.credentials import MASK
 from netfab.deploy.journal import Journal
-
-
-class MaskedSecret(RuntimeError):
-    pass
-
-
-def restore_secrets(backup: str, running: str) -> str:
-    """Put secret values back into a redacted backup from the running config: a masked line is replaced by
-    the running line that has the same text before the mask (same keyword, same object)."""
-    out = []
-    running_lines = running.splitlines()
-    for line in backup.splitlines():
-        if MASK not in line:
-            out.append(line)
-            continue
-        head = line.split(MASK, 1)[0]
-        match = next((r for r in running_lines if r.startswith(head) and MASK not in r), None)
-        if match is None:
-            raise MaskedSecret(
-                f"the backup's line {head.strip()!r}... carries a secret the journal does not store and the device "
-                "no longer has; restore that line by hand, then re-run the rollback"
-            )
-        out.append(match)
-    return "\n".join(out) + ("\n" if backup.endswith("\n") else "")
 
 
 def rollback_run(

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from nornir.core import Nornir
 from nornir.core.task import Result, Task
 
+from netfab.core.redact import redact
 from netfab.deploy.connection import CONNECTION_NAME
 from netfab.design.plan import FabricPlan
 from netfab.verify.checks import run_checks
@@ -30,4 +33,5 @@ def verify_fabric(nr: Nornir, plan: FabricPlan, names: list[str]) -> list[CheckR
             results.append(CheckResult(host, "CONNECT", "error", f"cannot check: {type(exc).__name__}: {exc}"))
         else:
             results.extend(multi[0].result)
-    return results
+    # Check messages quote device state (a neighbor's config line, an echoed error): masked before any report.
+    return [dataclasses.replace(r, message=redact(r.message)) for r in results]

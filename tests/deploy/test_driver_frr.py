@@ -94,7 +94,7 @@ def test_strip_header_makes_running_config_loadable() -> None:
 
 
 def test_secrets_stay_out_of_reprs_and_diffs() -> None:
-    from netfab.deploy.drivers.base import redact
+    from netfab.core.redact import redact
     from netfab.deploy.drivers.ssh import SSHParams
 
     params = SSHParams.from_napalm("leaf1", "root", "s3cret", 30, {"port": 2222, "key_file": "~/k"})

@@ -32,6 +32,9 @@ from netfab.deploy.drivers.nvue import NVUEDriver
 from netfab.deploy.drivers.sonic import SonicDriver
 from netfab.deploy.drivers.ssh import CommandResult
 
+# Every vtysh the drivers start keeps no history on the device (VTYSH_HISTFILE, base.VTYSH_NO_HISTORY).
+IN_BGP = "docker exec -e VTYSH_HISTFILE=/dev/null"
+VTYSH = rf"(env VTYSH_HISTFILE=/dev/null |{IN_BGP} -i \S+ )vtysh"
 IP_LINK = [
     {"ifindex": 1, "ifname": "lo", "flags": ["LOOPBACK", "UP", "LOWER_UP"], "mtu": 65536, "operstate": "UNKNOWN",
      "address": "00:00:00:00:00:00"},
@@ -90,10 +93,10 @@ class MockDevice:
             (r"^ip -j -d link show$", lambda m, _: json.dumps(IP_LINK)),
             (r"^for i in /sys/class/net/\*", lambda m, _: SPEEDS),
             (r"^hostname; hostname -f", lambda m, _: "leaf1\nleaf1.fab\n1234.5\nx86_64\nDebian\n\n\n"),
-            (r"^sudo -n (docker exec -i \S+ )?vtysh -c 'show bgp vrf all neighbors json'$",
+            (rf"^sudo -n {VTYSH} -c 'show bgp vrf all neighbors json'$",
              lambda m, _: json.dumps(FRR_NEIGHBORS)),
-            (r"^sudo -n (docker exec -i \S+ )?vtysh -c 'show ip route json'$", lambda m, _: json.dumps(FRR_ROUTES)),
-            (r"^sudo -n (docker exec -i \S+ )?vtysh -c 'show ipv6 route json'$", lambda m, _: "{}"),
+            (rf"^sudo -n {VTYSH} -c 'show ip route json'$", lambda m, _: json.dumps(FRR_ROUTES)),
+            (rf"^sudo -n {VTYSH} -c 'show ipv6 route json'$", lambda m, _: "{}"),
             (r"^sudo -n (docker exec -i lldp )?lldpctl -f json0$", lambda m, _: json.dumps(LLDP_JSON0)),
             (r"^is_timer\(\).*echo pending", lambda m, _: self.timer),
             (r"^is_timer\(\).*mv revert\.pid revert\.cancel", self._cancel),
@@ -307,9 +310,9 @@ class MockSonicDevice(MockDevice):
             (r"^sudo -n config save -y$", lambda m, _: setattr(self, "saved", copy.deepcopy(self.running)) or ""),
             (r"^sudo -n docker exec -i bgp sh -c '.*cat > /var/tmp/netfab/(\S+)'$",
              lambda m, stdin: self.container.__setitem__(m[1], stdin or "") or ""),
-            (r"^sudo -n docker exec -i bgp vtysh -c 'show running-config'$",
+            (rf"^sudo -n {IN_BGP} -i bgp vtysh -c 'show running-config'$",
              lambda m, _: "Building configuration...\n\nCurrent configuration:\n" + self.frr_running),
-            (r"^sudo -n docker exec bgp /usr/lib/frr/frr-reload.py --(test|reload) --stdout /var/tmp/netfab/(\S+)$",
+            (rf"^sudo -n {IN_BGP} bgp /usr/lib/frr/frr-reload.py --(test|reload) --stdout /var/tmp/netfab/(\S+)$",
              self._frr_reload),
         ]  # fmt: skip
 

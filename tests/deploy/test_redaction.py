@@ -20,8 +20,9 @@ import pytest
 import yaml
 from test_engine_flow import BASE, DEVICES, FakeDevice, FakeDriver, fake_check
 
+from netfab.core.redact import MASK
 from netfab.deploy import connection, engine
-from netfab.deploy.credentials import MASK, Credentials
+from netfab.deploy.credentials import Credentials
 from netfab.deploy.engine import Deployer, DeviceArtifacts
 from netfab.deploy.inventory import build_nornir
 from netfab.deploy.journal import DeviceRecord, Journal, RunRecord

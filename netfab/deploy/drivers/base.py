@@ -23,23 +23,15 @@ from napalm.base.exceptions import (
     ReplaceConfigException,
 )
 
+from netfab.core.redact import redact
 from netfab.deploy.drivers import parsers, ssh, timer
 
 log = logging.getLogger(__name__)
 
-MASK = "********"
-# Secret-bearing keywords in FRR text, NVUE YAML and SONiC JSON. Whole keywords only: a mask on
-# "enhanced-hash-key" would hide real drift.
-_SECRET = re.compile(
-    r"(?P<lead>(?<![\w-])\"?(?:password|secret|authentication-key|message-digest-key\s+\d+\s+md5)\"?\s*[:=]?\s+)"
-    r"(?P<value>\"[^\"]*\"|\S+)",
-    re.IGNORECASE,
-)
-
-
-def redact(text: str) -> str:
-    """Mask the value after every secret-bearing keyword (diffs and configs leave the driver redacted)."""
-    return _SECRET.sub(lambda m: m.group("lead") + MASK, text)
+# vtysh appends every command it is given (passwords included: `neighbor X password S`) to the login user's
+# ~/.history_frr, and frr-reload.py drives vtysh. VTYSH_HISTFILE wins over vtysh's -H and reaches the vtysh
+# that frr-reload spawns, so every vtysh netfab starts, directly or not, keeps no history on the device.
+VTYSH_NO_HISTORY = "VTYSH_HISTFILE=/dev/null"
 
 
 class SSHDriverBase(napalm_base.NetworkDriver):
@@ -84,7 +76,7 @@ class SSHDriverBase(napalm_base.NetworkDriver):
         self.workdir = ""
         self._candidate: str | None = None
         vty = ["--vty_socket", str(self.optional_args["vty_socket"])] if self.optional_args.get("vty_socket") else []
-        self._vtysh: list[str] = [str(self.optional_args.get("vtysh", "vtysh")), *vty]
+        self._vtysh: list[str] = ["env", VTYSH_NO_HISTORY, str(self.optional_args.get("vtysh", "vtysh")), *vty]
 
     # --- connection -------------------------------------------------------------------------------------
     def open(self) -> None:

@@ -82,7 +82,7 @@ class FRRDriver(_base.SSHDriverBase):
 
     # --- command builders -------------------------------------------------------------------------------
     def _reload_cmd(self, mode: str, path: str) -> str:
-        return self._priv(shlex.join([self._reload[0], mode, *self._reload[1:], path]))
+        return self._priv(shlex.join(["env", _base.VTYSH_NO_HISTORY, self._reload[0], mode, *self._reload[1:], path]))
 
     # --- candidate --------------------------------------------------------------------------------------
     def load_replace_candidate(self, filename: str | None = None, config: str | None = None) -> None:

@@ -63,7 +63,7 @@ class SonicDriver(_base.SSHDriverBase):
         super().__init__(hostname, username, password, timeout, optional_args)
         self._container = str(self.optional_args.get("bgp_container", "bgp"))
         self._scope = str(self.optional_args.get("sonic_replace_scope", "tables"))
-        self._vtysh = ["docker", "exec", "-i", self._container, "vtysh"]
+        self._vtysh = ["docker", "exec", "-e", _base.VTYSH_NO_HISTORY, "-i", self._container, "vtysh"]
         self._candidate_db: dict[str, Any] | None = None
         self._merge = False
         self._frr_candidate: str | None = None
@@ -162,6 +162,8 @@ class SonicDriver(_base.SSHDriverBase):
         cmd = [
             "docker",
             "exec",
+            "-e",
+            _base.VTYSH_NO_HISTORY,
             self._container,
             "/usr/lib/frr/frr-reload.py",
             mode,
@@ -172,8 +174,8 @@ class SonicDriver(_base.SSHDriverBase):
 
     def _restore_snippet(self, checkpoint: str) -> str:
         frr = self._priv(
-            shlex.join(["docker", "exec", self._container, "/usr/lib/frr/frr-reload.py", "--reload", "--stdout",
-                        f"{IN_CONTAINER}/rollback.conf"])
+            shlex.join(["docker", "exec", "-e", _base.VTYSH_NO_HISTORY, self._container, "/usr/lib/frr/frr-reload.py",
+                        "--reload", "--stdout", f"{IN_CONTAINER}/rollback.conf"])
         )  # fmt: skip
         return (
             f"{self._priv('config rollback ' + shlex.quote(checkpoint))}; rc=$?; "
