@@ -23,7 +23,7 @@ from napalm.base.exceptions import (
     ReplaceConfigException,
 )
 
-from netfab.core.redact import redact
+from netfab.core.redact import redact as redact  # re-exported: drivers call _base.redact
 from netfab.deploy.drivers import parsers, ssh, timer
 
 log = logging.getLogger(__name__)
