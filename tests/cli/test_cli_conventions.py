@@ -249,3 +249,13 @@ def test_rollback_takes_the_intent_as_every_verb_does_and_keeps_intent_option(
 def test_rollback_without_an_intent_says_how_to_give_it(tmp_path: Path) -> None:
     proc = _run("rollback", "some-run", cwd=tmp_path)
     assert proc.returncode == 2 and "netfab rollback RUN_ID INTENT..." in proc.stderr
+
+
+def test_config_reaches_subcommands_and_the_environment_beats_it(tmp_path: Path) -> None:
+    (tmp_path / "netfab.toml").write_text('lab = "zz9"\n')
+    proc = _run("lab", "status", cwd=tmp_path)
+    assert proc.returncode == 2 and "no lab with prefix 'zz9'" in proc.stderr
+    proc = _run("lab", "status", cwd=tmp_path, env={"NETFAB_LAB": "yy9"})
+    assert "no lab with prefix 'yy9'" in proc.stderr
+    proc = _run("lab", "status", "--prefix", "xx9", cwd=tmp_path, env={"NETFAB_LAB": "yy9"})
+    assert "no lab with prefix 'xx9'" in proc.stderr
