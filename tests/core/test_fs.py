@@ -139,14 +139,14 @@ def test_an_output_error_wrapped_by_a_verb_is_still_exit_2(
     """The journal wraps its write errors (JournalError from OutputError): still the environment, not a bug."""
     from netfab.cli import app as app_module
 
-    def verb(standalone_mode: bool) -> int:
+    def verb(standalone_mode: bool, default_map: dict[str, object]) -> int:
         try:
             raise OutputError(tmp_path / "runs" / "run.json", "Read-only file system", "read-only")
         except OutputError as exc:
             raise RuntimeError("cannot write the run journal") from exc
 
-    monkeypatch.setattr(app_module, "_register_verbs", lambda: None)
-    monkeypatch.setattr(app_module, "app", verb)
+    # main() runs the command tree cli_command() builds (verbs, help, project defaults): replace that tree.
+    monkeypatch.setattr(app_module, "cli_command", lambda: (verb, {}))
     with pytest.raises(SystemExit) as info:
         app_module.main()
     assert info.value.code == 2
