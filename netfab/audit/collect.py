@@ -23,6 +23,7 @@ from netfab.audit.facts import KERNEL_STATE_SUFFIX, parts_of
 from netfab.audit.model import Collected
 from netfab.core.redact import redact
 from netfab.deploy.drivers.base import VTYSH_NO_HISTORY
+from netfab.deploy.drivers.protocol import ReadsKernelState
 from netfab.design.plan import DevicePlan
 from netfab.render.writer import UnsafePath, safe_relpath
 
@@ -66,8 +67,7 @@ def collect_device(conn: Any, dev: DevicePlan, secrets: tuple[str, ...] = ()) ->
     primary = parts_of(dev.platform)[0].suffix
     out.files[primary] = redacted(conn.get_config(retrieve="running")["running"], secrets)
     if dev.platform == "frr":
-        getter = getattr(conn, "get_kernel_state", None)
-        out.kernel = getter() if getter is not None else None
+        out.kernel = dict(conn.get_kernel_state()) if isinstance(conn, ReadsKernelState) else None
     elif dev.platform == "sonic":
         try:
             text = conn.cli([SONIC_FRR_COMMAND])[SONIC_FRR_COMMAND]

@@ -26,6 +26,7 @@ from nornir.core.task import MultiResult, Result, Task
 from nornir.plugins.runners import ThreadedRunner
 
 from netfab.deploy.connection import CONNECTION_NAME
+from netfab.deploy.drivers.protocol import StagesCompanions
 from netfab.deploy.journal import Journal
 from netfab.deploy.waves import Wave
 from netfab.design.plan import FabricPlan
@@ -130,9 +131,8 @@ class Deployer:
         art = self.artifacts[name]
         self.journal.device_file(name, "intended.conf", art.config)
         conn.load_replace_candidate(config=art.config)
-        loader = getattr(conn, "load_companions", None)
-        if art.companions and loader is not None:
-            loader(art.companions)
+        if art.companions and isinstance(conn, StagesCompanions):
+            conn.load_companions(art.companions)
         diff = conn.compare_config()
         self.diffs[name] = diff
         self.journal.device_file(name, "diff.txt", diff)

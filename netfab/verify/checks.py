@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from netfab.deploy.drivers.protocol import ReadsQosState, ReadsRouteEcmpWidth
 from netfab.design.plan import DevicePlan, FabricPlan
 from netfab.verify.results import CheckResult, Status
 
@@ -98,12 +99,11 @@ class EcmpWidth(Check):
     def run(self, dev: DevicePlan, conn: Any, plan: FabricPlan) -> list[CheckResult]:
         if dev.role != "leaf":
             return []
-        getter = getattr(conn, "get_route_ecmp_width", None)
-        if getter is None:
+        if not isinstance(conn, ReadsRouteEcmpWidth):
             return [self.result(dev, "skip", "the platform's driver cannot show per-route next hops")]
         uplinks = len(dev.interfaces_by_role("fabric_up"))
         remote = [f"{d.loopback}/32" for d in plan.devices.values() if d.role == "leaf" and d.name != dev.name]
-        widths = getter(remote)
+        widths = conn.get_route_ecmp_width(remote)
         out = []
         for prefix in remote:
             width = widths.get(prefix, 0)
@@ -187,10 +187,9 @@ class QosState(Check):
     title = "QoS state is present where the platform can show it"
 
     def run(self, dev: DevicePlan, conn: Any, plan: FabricPlan) -> list[CheckResult]:
-        getter = getattr(conn, "get_qos_state", None)
-        if getter is None:
+        if not isinstance(conn, ReadsQosState):
             return [self.result(dev, "skip", f"{dev.platform} driver exposes no QoS state")]
-        state = getter()
+        state = conn.get_qos_state()
         out = []
         for key, expected in state.get("expected", {}).items():
             actual = state.get("actual", {}).get(key)

@@ -39,6 +39,7 @@ from napalm.base.exceptions import CommandErrorException, CommitError, ReplaceCo
 
 from netfab.deploy.drivers import base as _base
 from netfab.deploy.drivers import parsers, timer
+from netfab.deploy.drivers.protocol import QosState
 
 log = logging.getLogger(__name__)
 
@@ -385,7 +386,7 @@ class FRRDriver(_base.SSHDriverBase):
             "env": env,
         }
 
-    def get_qos_state(self) -> dict[str, Any]:
+    def get_qos_state(self) -> QosState:
         """netfab extra for verify's QoS check: {"expected": {...}, "actual": {...}, "notes": [...]}.
 
         Shows the ECMP hash policy (per family) and seed, and the ECN marking mode in force. Expected values
