@@ -67,7 +67,7 @@ def collect_device(conn: Any, dev: DevicePlan, secrets: tuple[str, ...] = ()) ->
     primary = parts_of(dev.platform)[0].suffix
     out.files[primary] = redacted(conn.get_config(retrieve="running")["running"], secrets)
     if dev.platform == "frr":
-        out.kernel = dict(conn.get_kernel_state()) if isinstance(conn, ReadsKernelState) else None
+        out.kernel = conn.get_kernel_state() if isinstance(conn, ReadsKernelState) else None
     elif dev.platform == "sonic":
         try:
             text = conn.cli([SONIC_FRR_COMMAND])[SONIC_FRR_COMMAND]

@@ -21,7 +21,7 @@ _LABELS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"queue\[(\d+)\]\.ecn\.drain_pps$", "ECN phantom-queue drain rate on queue {0}"),
         (r"queue\[(\d+)\]\.ecn\.limit_bytes$", "RED hard limit on queue {0}"),
         (r"queue\[(\d+)\]\.ecn\.(?:enabled|red)$", "ECN/RED switch on queue {0}"),
-        (r"queue\[(\d+)\]\.ecn\.dscp$", "DSCPs ECN-marked on queue {0}"),
+        (r"queue\[(\d+)\]\.ecn\.dscp\[(ipv4|ipv6)\]$", "DSCPs ECN-marked on queue {0} ({1})"),
         (r"queue\[(\d+)\]\.ecn$", "ECN marking on queue {0}"),
         (r"\.ecn\.kmin_bytes$", "ECN Kmin"),
         (r"\.ecn\.kmax_bytes$", "ECN Kmax"),

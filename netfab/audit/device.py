@@ -8,6 +8,7 @@ diff and remediation. A running config that cannot be parsed makes the device un
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 import yaml
@@ -141,7 +142,7 @@ def _json_part(out: DeviceAudit, platform: str, part: Part, running: str, intend
     out.remediation.update(files)
 
 
-def _kernel_part(out: DeviceAudit, script: str, state: dict[str, Any] | None) -> None:
+def _kernel_part(out: DeviceAudit, script: str, state: Mapping[str, Any] | None) -> None:
     if state is None:
         out.notes.append("kernel state not collected: ECMP hash, ECN marking and port MTUs were not audited")
         return

@@ -8,6 +8,7 @@ a dictionary comparison and grouping the fleet is grouping by path, value and in
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -27,8 +28,9 @@ class Collected:
     device: str
     files: dict[str, str] = field(default_factory=dict)
     """By build suffix: ".cfg", ".set", ".yaml", ".json", ".frr.conf", ".conf"."""
-    kernel: dict[str, Any] | None = None
-    """frr only: the Linux side (FRRDriver.get_kernel_state(), or <device>.state.json offline)."""
+    kernel: Mapping[str, Any] | None = None
+    """frr only: the Linux side (FRRDriver.get_kernel_state(), or <device>.state.json offline, checked against
+    netfab.deploy.kernel_state.KernelState when audited)."""
     error: str | None = None
     """Why nothing (or not everything) could be read; the device is then reported unreadable."""
     origin: str = ""

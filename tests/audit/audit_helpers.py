@@ -169,7 +169,9 @@ def kernel_state(dev: DevicePlan, avpkt: int = 1500, mode: str = "nftables") -> 
         "ecn": {
             "mode": mode if ports else "off",
             "ports": ports,
-            "dscp": {str(q.queue): list(q.dscp) for q in ecn_queues} if mode == "nftables" else {},
+            "dscp": {fam: {str(q.queue): list(q.dscp) for q in ecn_queues} for fam in ("ipv4", "ipv6")}
+            if mode == "nftables"
+            else {},
         },
         "env": {},
     }

@@ -63,11 +63,40 @@ def test_nftables_burst_is_kmin_in_packets() -> None:
 def test_nftables_drain_rate_and_marked_dscps() -> None:
     s = state()
     s["ecn"]["ports"]["swp2"]["nftables"]["3"]["rate_pps"] = 1000
-    s["ecn"]["dscp"]["3"] = [24, 26]
+    s["ecn"]["dscp"]["ipv4"]["3"] = [24, 26]
     assert drift_paths(audit_kernel(s)) == {
         "interface[swp2].queue[3].ecn.drain_pps": (1000, 7_916_666),
-        "queue[3].ecn.dscp": ("24,26", "26"),
+        "queue[3].ecn.dscp[ipv4]": ("24,26", "26"),
     }
+
+
+@pytest.mark.parametrize(("gone", "stays"), [("ipv4", "ipv6"), ("ipv6", "ipv4")])
+def test_one_address_family_rule_deleted_is_drift(gone: str, stays: str) -> None:
+    """RELIABILITY_TRIAL: `nft delete rule ... handle 13` (the IPv4 marking rule) read "in sync" because the
+    families were merged. Each family's rule is its own fact now."""
+    s = state()
+    del s["ecn"]["dscp"][gone]
+    result = audit_kernel(s)
+    assert drift_paths(result) == {f"queue[3].ecn.dscp[{gone}]": (None, "26")}
+    nft = "ip" if gone == "ipv4" else "ip6"
+    assert f"nft {nft} rule for queue 3: no rule; host script: marks DSCP 26" in result.raw[0].text
+    assert f"queue[3].ecn.dscp[{stays}]" not in drift_paths(result)
+
+
+def test_an_intended_script_without_the_ipv6_rule_is_drift_against_a_kernel_that_has_it() -> None:
+    want = intended("frr")
+    lines = [x for x in want[".sh"].splitlines() if not x.lstrip().startswith("ip6 dscp")]
+    assert len(lines) < len(want[".sh"].splitlines())
+    want[".sh"] = "\n".join(lines) + "\n"
+    result = run("frr", {".conf": want[".conf"]}, state(), want=want)
+    assert drift_paths(result) == {"queue[3].ecn.dscp[ipv6]": ("26", None)}
+
+
+def test_a_saved_state_with_merged_families_is_refused_not_misread() -> None:
+    s = state()
+    s["ecn"]["dscp"] = {"3": [26]}  # written by netfab before per-family DSCPs
+    result = audit_kernel(s)
+    assert result.status == "unreadable" and "per address family" in (result.error or "")
 
 
 def test_avpkt_and_shaper_from_the_host_script_environment() -> None:

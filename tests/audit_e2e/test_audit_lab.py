@@ -8,6 +8,9 @@ Injected, one per switch and one per layer:
   packets = 400.5 KB instead of 100 = 150 KB. With tc RED, Kmin is RED's `min`: 400,000 B instead of 150,000.
 - leaf3, FRR: `no neighbor swp3` (the session to spine1 goes away with it).
 - leaf4, kernel hash: net.ipv4.fib_multipath_hash_policy=0 (addresses only instead of the 5-tuple).
+- leaf4 too, kernel ECN, one address family: the IPv4 CE-marking nft rule deleted, the IPv6 one kept
+  (RELIABILITY_TRIAL's false negative: it read "in sync"). Only on kernels where the script marks with nft.
+  On a switch already drifted, so the remediation waves (and their post-checks) stay as they were.
 Tests run in order and share the lab.
 """
 
@@ -68,6 +71,18 @@ def inject_ecn(lab: RunningLab) -> int:
     return 267 * 1500
 
 
+def delete_ipv4_marking_rule(lab: RunningLab) -> bool:
+    """Delete leaf4's IPv4 ECN rule by handle, as the trial did; False where the kernel marks with RED."""
+    if '"kind":"red"' in sh(lab, "leaf4", "tc", "-j", "qdisc", "show", "dev", "swp1").replace(" ", ""):
+        return False
+    listing = sh(lab, "leaf4", "nft", "-a", "list", "chain", "inet", "netfab_ecn", "postrouting")
+    handles = [line.rsplit("# handle ", 1)[1] for line in listing.splitlines() if line.strip().startswith("ip dscp")]
+    assert len(handles) == 1, listing
+    sh(lab, "leaf4", "nft", "delete", "rule", "inet", "netfab_ecn", "postrouting", "handle", handles[0])
+    assert "ip6 dscp" in sh(lab, "leaf4", "nft", "list", "chain", "inet", "netfab_ecn", "postrouting")
+    return True
+
+
 def test_a_fresh_lab_is_in_sync(audit_lab: RunningLab) -> None:
     rc, report = run_json(audit_lab)
     assert rc == 0, report
@@ -78,10 +93,14 @@ def test_injected_drift_is_found_exactly(audit_lab: RunningLab) -> None:
     kmin = inject_ecn(audit_lab)
     sh(audit_lab, "leaf3", "vtysh", "-c", "conf t", "-c", "router bgp 65102", "-c", "no neighbor swp3", "-c", "end")
     sh(audit_lab, "leaf4", "sysctl", "-w", "net.ipv4.fib_multipath_hash_policy=0")
+    v4_gone = delete_ipv4_marking_rule(audit_lab)
     rc, report = run_json(audit_lab)
     assert rc == 1
-    assert found(report) == {**EXPECTED, KMIN: (kmin, 150_000)}
-    assert report["summary"] == {"devices": 6, "in_sync": 3, "drift": 3, "unreadable": 0, "findings": 3, "groups": 3}
+    v4 = {("leaf4", "queue[3].ecn.dscp[ipv4]"): (None, "26")} if v4_gone else {}
+    assert found(report) == {**EXPECTED, KMIN: (kmin, 150_000), **v4}
+    n = 4 if v4_gone else 3  # leaf4 drifts twice; findings and groups count each
+    summary = {"devices": 6, "in_sync": 3, "drift": 3, "unreadable": 0, "findings": n, "groups": n}
+    assert report["summary"] == summary
     messages = {g["message"] for g in report["groups"]}
     assert "BGP neighbor is missing on leaf3 (swp3); the intent has it (" in " ".join(messages)
     assert (

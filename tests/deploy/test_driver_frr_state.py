@@ -126,7 +126,7 @@ def test_nftables_phantom_queue_state() -> None:
     assert state["ecn"] == {
         "mode": "nftables",
         "ports": {p: {"nftables": {"3": {"rate_pps": 7916666, "burst_packets": 100}}} for p in ("swp1", "swp2")},
-        "dscp": {"3": [26]},  # "af31" in nft's JSON
+        "dscp": {"ipv4": {"3": [26]}, "ipv6": {"3": [26]}},  # "af31" in nft's JSON; one rule per family
     }
 
 
@@ -142,6 +142,20 @@ def test_red_under_a_shaper_and_as_root() -> None:
 
 def test_no_marking_at_all() -> None:
     assert driver(Recorded(NOQUEUE, "")).get_kernel_state()["ecn"] == {"mode": "off", "ports": {}, "dscp": {}}
+
+
+def test_each_family_rule_counts_only_for_its_own_family() -> None:
+    """The IPv4 rule deleted by hand (the IPv6 one stays): only ipv6 is reported as marking. A rule that
+    matches the DSCP but no longer sets CE does not count either."""
+    recorded = json.loads("".join(NFT_RECORDED))
+    items = recorded["nftables"]
+    v4 = next(i for i in items if "rule" in i and i["rule"]["expr"][0]["match"]["left"]["payload"]["protocol"] == "ip")
+    items.remove(v4)
+    state = driver(Recorded(NOQUEUE, json.dumps(recorded))).get_kernel_state()
+    assert state["ecn"]["dscp"] == {"ipv6": {"3": [26]}}
+    v6 = next(i for i in items if "rule" in i)
+    v6["rule"]["expr"] = [e for e in v6["rule"]["expr"] if "mangle" not in e]
+    assert driver(Recorded(NOQUEUE, json.dumps(recorded))).get_kernel_state()["ecn"]["dscp"] == {}
 
 
 def test_one_command_reads_everything_through_sudo_when_asked() -> None:
@@ -223,7 +237,7 @@ def test_reads_a_real_kernel(live: tuple[FRRDriver, FrrLab]) -> None:
     assert state["links"]["swp1"]["kind"] == "veth"
     assert state["ecn"]["mode"] == "nftables"
     assert state["ecn"]["ports"] == {"swp1": {"nftables": {"3": {"rate_pps": 5000, "burst_packets": 37}}}}
-    assert state["ecn"]["dscp"] == {"3": [26, 34]}
+    assert state["ecn"]["dscp"] == {"ipv4": {"3": [26, 34]}}  # the table above has no ip6 rule
     (Path(lab.work_dir) / "host.sh").write_text(HOST_SCRIPT)
     qos = dev.get_qos_state()
     assert qos["actual"]["ipv4 ECMP hash policy"] == 3 and qos["expected"]["ipv4 ECMP hash policy"] == 1

@@ -16,15 +16,23 @@ Which ECN threshold is visible depends on the marking mode the script chose on t
 - off: no marking; every queue that should mark is reported missing on that port.
 The intended side is evaluated in the mode the port is actually in: red and nftables are both correct
 renderings of the same intent, so the mode itself is not drift, its parameters are.
+
+Address families stay apart: the script installs one nftables marking rule per family and queue (`ip dscp`
+and `ip6 dscp`), so the DSCPs each rule marks are facts per family (``queue[3].ecn.dscp[ipv4]``): a kernel
+that lost only its IPv4 rule no longer marks RoCEv2 over IPv4, and that is drift even though IPv6 still marks.
+The kernel-state shape itself is netfab.deploy.kernel_state (shared with the frr driver).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from netfab.audit.model import PRESENT, Facts
+from netfab.deploy.kernel_state import FAMILIES, Family, KernelState
+from netfab.deploy.kernel_state import load as load_state
 from netfab.render.environment import platform_data
 
 _DATA = platform_data("frr")
@@ -53,17 +61,17 @@ class KernelModel:
     ecn: dict[tuple[str, int | str], QueueEcn] = field(default_factory=dict)
     """(port, queue) -> marking in force on that port for that queue. RED has one FIFO per port and marks
     every queue: the kernel side keys it "all" until aligned with the queue the script gave it."""
-    dscp: dict[int, tuple[int, ...]] = field(default_factory=dict)
-    """nftables mode: the DSCPs each queue's rule marks."""
+    dscp: dict[tuple[Family, int], tuple[int, ...]] = field(default_factory=dict)
+    """nftables mode: (address family, queue) -> the DSCPs that family's rule for the queue CE-marks."""
 
 
-def port_modes(state: dict[str, Any]) -> dict[str, str]:
+def port_modes(state: Mapping[str, Any]) -> dict[str, str]:
     """Port -> 'red' | 'nftables' as the kernel state reports it (absent = no marking)."""
     ports = (state.get("ecn") or {}).get("ports") or {}
     return {p: ("red" if "red" in v else "nftables") for p, v in ports.items() if "red" in v or "nftables" in v}
 
 
-def _avpkt(state: dict[str, Any], script_default: int = DEFAULT_AVPKT) -> int:
+def _avpkt(state: Mapping[str, Any], script_default: int = DEFAULT_AVPKT) -> int:
     env = state.get("env") or {}
     try:
         return int(env.get("NETFAB_ECN_AVPKT") or script_default)
@@ -72,7 +80,9 @@ def _avpkt(state: dict[str, Any], script_default: int = DEFAULT_AVPKT) -> int:
 
 
 # --- the kernel state (FRRDriver.get_kernel_state) ------------------------------------------------------------
-def model_from_state(state: dict[str, Any]) -> KernelModel:
+def model_from_state(data: object) -> KernelModel:
+    """The kernel side; `data` is checked against the KernelState contract first (StateError if it is not)."""
+    state: KernelState = load_state(data)
     model = KernelModel()
     model.sysctl = {str(k): int(v) for k, v in (state.get("sysctl") or {}).items() if v is not None}
     model.mtu = {p: int(v["mtu"]) for p, v in (state.get("links") or {}).items() if "mtu" in v}
@@ -93,7 +103,11 @@ def model_from_state(state: dict[str, Any]) -> KernelModel:
             model.ecn[port, int(queue)] = QueueEcn(
                 "nftables", kmin_bytes=burst * avpkt, drain_pps=int(lim["rate_pps"]), burst_packets=burst
             )
-    model.dscp = {int(q): tuple(sorted(int(d) for d in ds)) for q, ds in (ecn.get("dscp") or {}).items()}
+    model.dscp = {
+        (family, int(q)): tuple(sorted(int(d) for d in ds))
+        for family, queues in (ecn.get("dscp") or {}).items()
+        for q, ds in queues.items()
+    }
     return model
 
 
@@ -104,7 +118,9 @@ _ECN_PORTS = re.compile(r'^ECN_PORTS="([^"]*)"', re.M)
 _AVPKT = re.compile(r'AVPKT="\$\{NETFAB_ECN_AVPKT:-(\d+)\}"')
 _DRAIN = re.compile(r"pps\(\) \{ echo \$\(\(\$\{SHAPE_MBIT:-\$1\} \* 1000000 \* (\d+) / 100 / 8 / AVPKT\)\); \}")
 _NFT_LIMIT = re.compile(r"limit pq(\d+)_(\S+) \{ rate over \$\(pps (\d+)\)/second burst \$\(pkts (\d+)\) packets \}")
-_NFT_DSCP = re.compile(r"ip dscp \{ ([\d, ]+) \} .*@pq(\d+)")
+# One rule per family and queue; it counts only if it CE-marks that same family.
+_NFT_DSCP = re.compile(r"\b(ip6?) dscp \{ ([\d, ]+) \} .*?@pq(\d+) \1 ecn set ce\b")
+_NFT_FAMILY: dict[str, Family] = {"ip": "ipv4", "ip6": "ipv6"}
 _RED = re.compile(r"set -- red limit (\d+) min (\d+) max (\d+) .*?\s+probability (\S+)")
 
 
@@ -116,7 +132,7 @@ class ScriptEcn:
     avpkt: int
     drain_percent: int
     nft: dict[tuple[str, int], int]  # (port, queue) -> Kmin bytes
-    dscp: dict[int, tuple[int, ...]]
+    dscp: dict[tuple[Family, int], tuple[int, ...]]
     red: tuple[int, int, int, float] | None  # limit, min, max, probability
 
 
@@ -138,14 +154,17 @@ def parse_script(text: str) -> tuple[dict[str, int], dict[str, int], ScriptEcn]:
     avpkt = int(a.group(1)) if (a := _AVPKT.search(joined)) else DEFAULT_AVPKT
     drain = int(d.group(1)) if (d := _DRAIN.search(joined)) else int(_DATA.get("phantom_drain_percent", 95))
     nft = {(port, int(q)): int(kmin) for q, port, _speed, kmin in _NFT_LIMIT.findall(joined)}
-    dscp = {int(q): tuple(sorted(int(x) for x in ds.replace(",", " ").split())) for ds, q in _NFT_DSCP.findall(joined)}
+    dscp = {
+        (_NFT_FAMILY[fam], int(q)): tuple(sorted(int(x) for x in ds.replace(",", " ").split()))
+        for fam, ds, q in _NFT_DSCP.findall(joined)
+    }
     red = None
     if r := _RED.search(joined):
         red = (int(r.group(1)), int(r.group(2)), int(r.group(3)), float(r.group(4)))
     return sysctls, mtu, ScriptEcn(ports, avpkt, drain, nft, dscp, red)
 
 
-def model_from_script(text: str, observed: dict[str, Any]) -> KernelModel:
+def model_from_script(text: str, observed: Mapping[str, Any]) -> KernelModel:
     """The kernel the script would leave, in the marking mode each port is observed in, measured the way
     that mode can be measured (see the module docstring)."""
     sysctls, mtu, ecn = parse_script(text)
@@ -229,12 +248,12 @@ def facts(model: KernelModel) -> Facts:
             value = getattr(q, name)
             if value is not None:
                 out[f"{base}.{name}"] = value
-    for queue, dscps in model.dscp.items():
-        out[f"queue[{queue}].ecn.dscp"] = ",".join(str(d) for d in dscps)
+    for (family, queue), dscps in model.dscp.items():
+        out[f"queue[{queue}].ecn.dscp[{family}]"] = ",".join(str(d) for d in dscps)
     return out
 
 
-def mode_note(state: dict[str, Any]) -> str | None:
+def mode_note(state: Mapping[str, Any]) -> str | None:
     modes = set(port_modes(state).values())
     if modes == {"nftables"}:
         return (
@@ -272,9 +291,11 @@ def native_diff(actual: KernelModel, intended: KernelModel) -> list[str]:
             i_text = f"marking from Kmin {i_q.kmin_bytes} B"
         if a_text != i_text:
             out.append(f"{port} queue {queue}: {a_text}; host script: {i_text}")
-    for queue in sorted(actual.dscp.keys() | intended.dscp.keys()):
-        if actual.dscp.get(queue) != intended.dscp.get(queue):
-            out.append(
-                f"nft queue {queue} marks DSCP {actual.dscp.get(queue)}; host script: {intended.dscp.get(queue)}"
-            )
+    for family, queue in sorted(actual.dscp.keys() | intended.dscp.keys(), key=lambda k: (k[1], FAMILIES.index(k[0]))):
+        a_d, i_d = actual.dscp.get((family, queue)), intended.dscp.get((family, queue))
+        if a_d != i_d:
+            what = "no rule" if a_d is None else f"marks DSCP {','.join(map(str, a_d))}"
+            want = "no rule" if i_d is None else f"marks DSCP {','.join(map(str, i_d))}"
+            nft = "ip" if family == "ipv4" else "ip6"
+            out.append(f"nft {nft} rule for queue {queue}: {what}; host script: {want}")
     return out

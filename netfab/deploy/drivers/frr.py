@@ -37,6 +37,7 @@ from typing import Any, ClassVar
 from napalm.base import models
 from napalm.base.exceptions import CommandErrorException, CommitError, ReplaceConfigException
 
+from netfab.deploy import kernel_state
 from netfab.deploy.drivers import base as _base
 from netfab.deploy.drivers import parsers, timer
 from netfab.deploy.drivers.protocol import QosState
@@ -273,118 +274,14 @@ class FRRDriver(_base.SSHDriverBase):
         }
 
     # --- the Linux side, as parsed data (netfab extras for audit and verify) ---------------------------
-    def get_kernel_state(self) -> dict[str, Any]:
+    def get_kernel_state(self) -> kernel_state.KernelState:
         """netfab extra: what the host script (`<name>.sh`) sets, as the kernel has it now.
 
-        {"sysctl": {"net.ipv4.fib_multipath_hash_policy": 1, ...}   knobs this kernel has (hash, forwarding)
-         "links":  {"swp1": {"mtu": 9216, "kind": "veth"}, ...}
-         "ecn":    {"mode": "red" | "nftables" | "off" | "mixed",
-                    "ports": {"swp1": {"red": {"limit", "min", "max", "probability"}}       tc RED (bytes)
-                              | {"swp1": {"nftables": {"3": {"rate_pps", "burst_packets"}}}},  phantom queue
-                    "dscp": {"3": [26]}}                       DSCPs each nftables queue rule marks
-         "env":    {...}}  the environment this driver runs host scripts with (NETFAB_ECN_AVPKT, NETFAB_SHAPE_MBIT)
-        One SSH command reads /proc/sys, `ip -j -d link`, `tc -d -j qdisc` and `nft -j list table inet netfab_ecn`.
+        The contract (shape, the command run on the device, its parser) is netfab.deploy.kernel_state, shared
+        with the audit; `env` reports the environment this driver runs host scripts with.
         """
-        import json
-
-        knobs = [
-            f"net.{fam}.fib_multipath_hash_{knob}" for fam in ("ipv4", "ipv6") for knob in ("policy", "fields", "seed")
-        ]
-        knobs += [
-            "net.ipv4.ip_forward",
-            "net.ipv6.conf.all.forwarding",
-            "net.ipv4.conf.all.rp_filter",
-            "net.ipv4.conf.default.rp_filter",
-        ]
-        script = (
-            f"for k in {' '.join(knobs)}; do f=/proc/sys/$(echo $k | tr . /); "
-            '[ -r "$f" ] && echo "$k $(cat "$f")"; done; '
-            "echo @@links; ip -j -d link show; echo; echo @@tc; tc -d -j qdisc show 2>/dev/null; echo; "
-            "echo @@nft; nft -j list table inet netfab_ecn 2>/dev/null; echo"
-        )
-        out = self._run(self._priv(f"sh -c {shlex.quote(script)}"), what="read the kernel state").stdout
-        sections: dict[str, str] = {"sysctl": ""}
-        current = "sysctl"
-        for line in out.splitlines():
-            if line.startswith("@@"):
-                current = line[2:].strip()
-                sections[current] = ""
-            else:
-                sections[current] += line + "\n"
-
-        def load(name: str) -> Any:
-            text = sections.get(name, "").strip()
-            return json.loads(text) if text else None
-
-        sysctl: dict[str, int] = {}
-        for line in sections["sysctl"].splitlines():
-            key, _, value = line.partition(" ")
-            if value.strip().lstrip("-").isdigit():
-                sysctl[key] = int(value.strip())
-        links = {
-            str(link["ifname"]): {"mtu": int(link.get("mtu", 0)), "kind": (link.get("linkinfo") or {}).get("info_kind")}
-            for link in load("links") or []
-            if link.get("ifname") and link.get("ifname") != "lo"
-        }
-        ports: dict[str, dict[str, Any]] = {}
-        for qdisc in load("tc") or []:
-            if qdisc.get("kind") == "red" and qdisc.get("dev"):
-                opts = qdisc.get("options") or {}
-                ports.setdefault(str(qdisc["dev"]), {})["red"] = {
-                    "limit": int(opts.get("limit", 0)),
-                    "min": int(opts.get("min", 0)),
-                    "max": int(opts.get("max", 0)),
-                    "probability": float(opts.get("probability", 0.0)),
-                    "ecn": bool(opts.get("ecn", False)),
-                }
-        # nftables phantom queue: map pq<queue> = {port: limit name}; limit objects hold rate and burst
-        per_second = {"second": 1, "minute": 60, "hour": 3600, "day": 86400, "week": 604800}
-        dscp_names = {f"cs{n}": n * 8 for n in range(8)}
-        dscp_names.update({f"af{c}{d}": c * 8 + d * 2 for c in (1, 2, 3, 4) for d in (1, 2, 3)})
-        dscp_names.update({"df": 0, "be": 0, "lephb": 1, "va": 44, "ef": 46})
-        limits: dict[str, dict[str, Any]] = {}
-        maps: dict[str, list[Any]] = {}
-        dscp: dict[str, list[int]] = {}
-        for item in (load("nft") or {}).get("nftables", []):
-            if "limit" in item:
-                limits[item["limit"]["name"]] = item["limit"]
-            elif "map" in item and str(item["map"].get("name", "")).startswith("pq"):
-                maps[item["map"]["name"][2:]] = item["map"].get("elem") or []
-            elif "rule" in item:
-                exprs = item["rule"].get("expr") or []
-                queue = next(
-                    (str(e["limit"]["map"]["data"]).lstrip("@")[2:] for e in exprs if "map" in (e.get("limit") or {})),
-                    None,
-                )
-                for e in exprs:
-                    match = e.get("match") or {}
-                    if queue is None or (match.get("left") or {}).get("payload", {}).get("field") != "dscp":
-                        continue
-                    right = match.get("right")
-                    values = right["set"] if isinstance(right, dict) and "set" in right else [right]
-                    for v in values:
-                        number = v if isinstance(v, int) else dscp_names.get(str(v))
-                        if number is not None and number not in dscp.setdefault(queue, []):
-                            dscp[queue].append(number)
-        for queue, elems in maps.items():
-            for port, limit_name in elems:
-                lim = limits.get(limit_name) or {}
-                if not lim or lim.get("rate_unit", "packets") != "packets":
-                    continue
-                rate = int(lim.get("rate", 0)) // per_second.get(str(lim.get("per", "second")), 1)
-                ports.setdefault(str(port), {}).setdefault("nftables", {})[queue] = {
-                    "rate_pps": rate,
-                    "burst_packets": int(lim.get("burst", 0)),
-                }
-        kinds = {k for info in ports.values() for k in info}
-        mode = "off" if not kinds else kinds.pop() if len(kinds) == 1 else "mixed"
-        env = {str(k): str(v) for k, v in dict(self.optional_args.get("host_script_env") or {}).items()}
-        return {
-            "sysctl": sysctl,
-            "links": links,
-            "ecn": {"mode": mode, "ports": ports, "dscp": {q: sorted(d) for q, d in dscp.items()}},
-            "env": env,
-        }
+        out = self._run(self._priv(kernel_state.COMMAND), what="read the kernel state").stdout
+        return kernel_state.parse(out, self.optional_args.get("host_script_env"))
 
     def get_qos_state(self) -> QosState:
         """netfab extra for verify's QoS check: {"expected": {...}, "actual": {...}, "notes": [...]}.

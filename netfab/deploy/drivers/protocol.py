@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol, TypedDict, runtime_checkable
 
+from netfab.deploy.kernel_state import KernelState
+
 
 class QosState(TypedDict):
     """verify's QoS check input: intended and in-force values under the same keys, and notes."""
@@ -35,8 +37,8 @@ class ReadsQosState(Protocol):
 
 @runtime_checkable
 class ReadsKernelState(Protocol):
-    def get_kernel_state(self) -> Mapping[str, Any]:
-        """The Linux side in force: what the host script sets (sysctls, port MTUs, ECN marking)."""
+    def get_kernel_state(self) -> KernelState:
+        """The Linux side in force (netfab.deploy.kernel_state)."""
         ...
 
 
