@@ -17,6 +17,7 @@ import typer.main
 from netfab import __version__
 from netfab.core.exitcodes import ExitCode
 from netfab.core.fs import OutputError
+from netfab.core.validate import InputError
 
 EXIT_CODES = "Exit codes: 0 ok, 1 findings/drift/failed checks, 2 usage or unreadable input, 3 internal error."
 
@@ -128,6 +129,13 @@ def cli_command() -> Any:
     return command, defaults
 
 
+def _input_error(exc: InputError) -> NoReturn:
+    # Bad operator input found deep in a verb (an output dir netfab did not write, a lab prefix from a caller
+    # other than the CLI options): the operator's to fix, exit 2 with what and how.
+    typer.echo(f"netfab: {exc.message}" + (f"\n  hint: {exc.hint}" if exc.hint else ""), err=True)
+    sys.exit(ExitCode.USAGE)
+
+
 def main() -> None:
     """Console-script entry point: never lets a traceback reach an operator unless NETFAB_DEBUG is set."""
     from netfab.cli.config import ConfigError
@@ -153,6 +161,8 @@ def main() -> None:
         sys.exit(ExitCode.USAGE)
     except OutputError as exc:
         _output_error(exc)
+    except InputError as exc:
+        _input_error(exc)
     except KeyboardInterrupt:
         typer.echo("interrupted", err=True)
         sys.exit(130)

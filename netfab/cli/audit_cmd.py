@@ -29,6 +29,8 @@ from netfab.cli.options import (
     Strict,
 )
 from netfab.core.exitcodes import ExitCode
+from netfab.core.fs import OutputError
+from netfab.core.validate import output_file, output_root, typer_callback
 
 if TYPE_CHECKING:  # heavy modules load inside the verb (CLI start-up stays fast)
     from netfab.audit.model import AuditReport, Collected
@@ -77,7 +79,12 @@ def audit(
     lab: LabTarget = None,
     inventory: Inventory = None,
     output_format: str = typer.Option("text", "--format", help="text, json, junit, sarif or markdown."),
-    output: Path | None = typer.Option(None, "--output", help="Write the report here instead of stdout."),
+    output: Path | None = typer.Option(
+        None,
+        "--output",
+        callback=typer_callback(output_file, "--output"),
+        help="Write the report here instead of stdout.",
+    ),
     remediate: bool = typer.Option(False, "--remediate", help="Deploy the intended config to drifted devices."),
     playbook: Path | None = typer.Option(
         None, "--playbook", help="Audit runbook: unmanaged sections, JSON excludes (default playbooks/audit.yaml)."
@@ -96,7 +103,9 @@ def audit(
         None, "--jobs", "-j", min=1, metavar="N", help="CPU processes comparing configs (default: all cores)."
     ),
     strict: Strict = False,
-    confirm_timeout: int | None = typer.Option(None, "--confirm-timeout", help="Remediation confirm timer, seconds."),
+    confirm_timeout: int | None = typer.Option(
+        None, "--confirm-timeout", min=1, help="Remediation confirm timer, seconds."
+    ),
 ) -> None:
     """Compare what runs with what the intent renders: drift grouped across the fleet, the platform's own diff
     per device, remediation files; --remediate pushes the intended config to drifted devices (commit-confirmed)."""
@@ -108,6 +117,12 @@ def audit(
         raise _fail("--from-dir audits saved files: it cannot be combined with --lab or --remediate")
     if from_dir is not None and not from_dir.is_dir():
         raise _fail(f"--from-dir {from_dir}: not a directory")
+    if out_dir is not None:
+        from netfab.render.writer import check_replaceable
+
+        # Checked before any device is contacted: the audit dir replaces its target whole.
+        output_root(out_dir.parent, "--out")
+        check_replaceable(out_dir)
     from pydantic import ValidationError
     from yaml import YAMLError
 
@@ -259,6 +274,8 @@ def _remediate(
 
     try:
         run = remediate(report, plan, nr, staging, runs, [str(p) for p in intent], secrets, confirm_timeout, on_event)
+    except OutputError:
+        raise  # a full or read-only journal disk: exit 2 naming that path, not the playbook's fault
     except (OSError, ValueError) as exc:  # an unreadable staging playbook is a usage error
         raise _fail(f"cannot remediate with {staging}: {exc}") from None
     outcome = run.as_dict()

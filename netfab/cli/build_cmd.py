@@ -9,13 +9,20 @@ import typer
 
 from netfab.cli.options import DEFAULT_BUILD, BuildLimit, Intent, Strict
 from netfab.core.exitcodes import ExitCode
+from netfab.core.validate import output_root, typer_callback
 
 PLATFORMS = ("arista_eos", "nvidia_cumulus", "sonic", "cisco_nxos", "juniper_junos", "frr", "host")
 
 
 def build(
     intent: Intent,
-    out: Path = typer.Option(DEFAULT_BUILD, "--out", "-o", help="Output root; the fabric goes to OUT/<fabric>/."),
+    out: Path = typer.Option(
+        DEFAULT_BUILD,
+        "--out",
+        "-o",
+        callback=typer_callback(output_root, "--out"),
+        help="Output root; the fabric goes to OUT/<fabric>/.",
+    ),
     platform: str | None = typer.Option(None, "--platform", help=f"Only this platform: {', '.join(PLATFORMS)}."),
     limit: BuildLimit = None,
     strict: Strict = False,

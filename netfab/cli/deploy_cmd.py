@@ -34,7 +34,7 @@ def deploy(
     dry_run: bool = typer.Option(False, "--dry-run", help="Back up and diff only; change nothing."),
     limit: Limit = None,
     confirm_timeout: int | None = typer.Option(
-        None, "--confirm-timeout", help="Seconds before an unconfirmed commit reverts."
+        None, "--confirm-timeout", min=1, help="Seconds before an unconfirmed commit reverts."
     ),
     lab: LabTarget = None,
     inventory: Inventory = None,
@@ -155,7 +155,8 @@ def deploy(
     )
     for host, err in sorted(outcome.failed.items()):
         err_console.print(f"  {host}: {err}")
-    raise typer.Exit(ExitCode.OK if outcome.ok else ExitCode.FINDINGS)
+    # A device that failed within its wave's failure budget never got its config: a partial rollout (exit 1).
+    raise typer.Exit(ExitCode.OK if outcome.complete else ExitCode.FINDINGS)
 
 
 def register(app: typer.Typer) -> None:

@@ -12,8 +12,15 @@ import typer
 
 from netfab.cli.options import DEFAULT_BUILD, DEFAULT_LAB, BuildRoot, Intent, LabName, OptionalIntent, Strict
 from netfab.core.exitcodes import ExitCode
+from netfab.core.validate import ipv4_network, typer_callback
 
 lab_app = typer.Typer(help="Run the fabric as real FRR switches in Linux network namespaces, reached over SSH.")
+
+
+def _check_format(value: str) -> str:
+    if value not in ("text", "json"):
+        raise typer.BadParameter(f"unknown format {value!r}; choose text or json")
+    return value
 
 
 def _need_root_and_frr() -> None:
@@ -38,10 +45,15 @@ def lab_inventory_dir(workdir: Path) -> Path:
 def up(
     intent: Intent,
     prefix: LabName = DEFAULT_LAB,
-    mgmt_subnet: str | None = typer.Option(None, "--mgmt-subnet", help="Override the intent's lab.mgmt_subnet."),
-    timeout: float = typer.Option(120.0, "--timeout", help="Seconds to wait for BGP and ECMP."),
+    mgmt_subnet: str | None = typer.Option(
+        None,
+        "--mgmt-subnet",
+        callback=typer_callback(ipv4_network, "--mgmt-subnet"),
+        help="Override the intent's lab.mgmt_subnet.",
+    ),
+    timeout: float = typer.Option(120.0, "--timeout", min=1.0, help="Seconds to wait for BGP and ECMP."),
     keep_on_failure: bool = typer.Option(False, "--keep-on-failure", help="Leave a failed lab up for a post-mortem."),
-    output_format: str = typer.Option("text", "--format", help="text or json."),
+    output_format: str = typer.Option("text", "--format", callback=_check_format, help="text or json."),
     strict: Strict = False,
 ) -> None:
     """Bring the lab up and return once every BGP session is Established and ECMP is installed."""
@@ -113,7 +125,7 @@ def down(intent: OptionalIntent = None, prefix: LabName = DEFAULT_LAB, strict: S
 def status(
     intent: OptionalIntent = None,
     prefix: LabName = DEFAULT_LAB,
-    output_format: str = typer.Option("text", "--format", help="text or json."),
+    output_format: str = typer.Option("text", "--format", callback=_check_format, help="text or json."),
     strict: Strict = False,
 ) -> None:
     """BGP sessions and ECMP width per switch. Exit 1 when the lab is not ready.

@@ -18,19 +18,36 @@ Names and meanings:
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
-LAB_PREFIX_PATTERN = re.compile(r"[a-z][a-z0-9]{0,7}")
+from netfab.core.validate import LAB_PREFIX, LAB_PREFIX_RULE, InputError, directories, output_root, typer_callback
+
+LAB_PREFIX_PATTERN = LAB_PREFIX
 DEFAULT_LAB = "nf"
 
 
 def check_lab_prefix(prefix: str | None) -> str | None:
     if prefix is not None and not LAB_PREFIX_PATTERN.fullmatch(prefix):
-        raise typer.BadParameter("1-8 lowercase letters or digits, starting with a letter", param_hint="--lab")
+        raise typer.BadParameter(LAB_PREFIX_RULE, param_hint="--lab")
+    return prefix
+
+
+def check_running_lab(prefix: str | None) -> str | None:
+    """--lab as a target must name a lab that is up (its state file and namespaces): checked while the options
+    are parsed, so nothing is built or contacted, and never a fallback to the intent's management addresses
+    (a typo in the prefix used to send the lab's root login to the production management network)."""
+    checked = check_lab_prefix(prefix)
+    if checked is None:
+        return None
+    from netfab.lab.state import require_running  # here, not at the top: netfab.lab pulls in paramiko
+
+    try:
+        require_running(checked)
+    except InputError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--lab") from None
     return prefix
 
 
@@ -55,7 +72,7 @@ LabTarget = Annotated[
         "--lab",
         metavar="PREFIX",
         envvar="NETFAB_LAB",
-        callback=check_lab_prefix,
+        callback=check_running_lab,
         help="Act on the running namespace lab with this prefix instead of the real devices.",
     ),
 ]
@@ -100,16 +117,23 @@ OptionalWorkers = Annotated[
     ),
 ]
 
-BuildRoot = Annotated[Path, typer.Option("--build", metavar="DIR", envvar="NETFAB_BUILD", help="Build output root.")]
-RunsRoot = Annotated[
-    Path, typer.Option("--runs", metavar="DIR", envvar="NETFAB_RUNS", help="Where run journals are kept.")
-]
+
+def _output_root_option(option: str, envvar: str, help_text: str) -> Any:
+    """Output roots are checked when parsed (a file, a dangling link, a read-only mount: exit 2 with a hint),
+    before anything is built or any device is contacted."""
+    callback = typer_callback(output_root, option)
+    return typer.Option(option, metavar="DIR", envvar=envvar, callback=callback, help=help_text)
+
+
+BuildRoot = Annotated[Path, _output_root_option("--build", "NETFAB_BUILD", "Build output root.")]
+RunsRoot = Annotated[Path, _output_root_option("--runs", "NETFAB_RUNS", "Where run journals are kept.")]
 Inventory = Annotated[
     list[Path] | None,
     typer.Option(
         "--inventory",
         metavar="DIR",
         envvar="NETFAB_INVENTORY",
+        callback=typer_callback(directories, "--inventory"),  # a mistyped dir must not read as "no overrides"
         help="Inventory override directory with hosts.yaml (repeatable; NETFAB_INVENTORY: several, ':'-separated).",
         show_default=False,
     ),

@@ -9,10 +9,13 @@ import typer
 from netfab.cli.fleet import nornir_for
 from netfab.cli.options import DEFAULT_BUILD, DEFAULT_RUNS, BuildRoot, Inventory, LabTarget, RunsRoot, Strict, Workers
 from netfab.core.exitcodes import ExitCode
+from netfab.core.validate import name, typer_callback
 
 
 def rollback(
-    run_id: str = typer.Argument(..., metavar="RUN_ID", help="The run to undo (see runs/<fabric>/)."),
+    run_id: str = typer.Argument(
+        ..., metavar="RUN_ID", callback=typer_callback(name, "run id"), help="The run to undo (see runs/<fabric>/)."
+    ),
     intent_args: list[Path] | None = typer.Argument(
         None, metavar="INTENT", help="The fabric's intent (for the inventory), as every other verb takes it."
     ),

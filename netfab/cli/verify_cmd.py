@@ -11,6 +11,7 @@ import typer
 from netfab.cli.fleet import nornir_for
 from netfab.cli.options import DEFAULT_BUILD, BuildRoot, Intent, Inventory, LabTarget, Limit, Strict, Workers
 from netfab.core.exitcodes import ExitCode
+from netfab.core.validate import output_file, typer_callback
 
 
 def verify(
@@ -20,7 +21,12 @@ def verify(
     build_root: BuildRoot = DEFAULT_BUILD,
     limit: Limit = None,
     output_format: str = typer.Option("text", "--format", help="text, json or junit."),
-    output: Path | None = typer.Option(None, "--output", help="Write the report here instead of stdout."),
+    output: Path | None = typer.Option(
+        None,
+        "--output",
+        callback=typer_callback(output_file, "--output"),
+        help="Write the report here instead of stdout.",
+    ),
     workers: Workers = 16,
     strict: Strict = False,
 ) -> None:

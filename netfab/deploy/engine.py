@@ -58,6 +58,12 @@ class DeployOutcome:
     failed: dict[str, str] = field(default_factory=dict)
     checks: list[CheckResult] = field(default_factory=list)
 
+    @property
+    def complete(self) -> bool:
+        """Every device got its config: the rollout went through and nothing failed, not even within a wave's
+        failure budget (a budget lets the rollout go on; it does not make a failed device a success)."""
+        return self.ok and not self.failed
+
 
 def _conn(task: Task) -> Any:
     return task.host.get_connection(CONNECTION_NAME, task.nornir.config)
@@ -315,6 +321,12 @@ class Deployer:
             else:
                 if self.dry_run:
                     outcome.message = "dry run: nothing changed"
+                elif outcome.failed:
+                    # Within every wave's failure budget, yet some devices never got their config: partial.
+                    outcome.message = (
+                        f"partial: waves confirmed within their failure budgets, but {len(outcome.failed)} "
+                        "devices failed"
+                    )
                 elif outcome.changed:
                     outcome.message = "all waves confirmed"
                 else:

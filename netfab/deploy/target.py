@@ -26,7 +26,11 @@ class Target:
 def build_root_for(build_root: Path, lab_prefix: str | None) -> Path:
     """Where a run's build goes. The lab variant (every switch FRR, scaled down) gets a root of its own, so a
     deploy to the lab never overwrites the production build of the same fabric (nor uses its inventory)."""
-    return build_root / f"lab-{lab_prefix}" if lab_prefix else build_root
+    from netfab.core.validate import lab_prefix as valid_prefix
+
+    # The prefix becomes a path component: checked here too, not only by the CLI (it was once
+    # '/../../victim', and the build replaced a directory outside build/).
+    return build_root / f"lab-{valid_prefix(lab_prefix)}" if lab_prefix is not None else build_root
 
 
 def resolve_target(plan: FabricPlan, build_root: Path, lab_prefix: str | None, inventory_dirs: list[Path]) -> Target:
@@ -35,9 +39,9 @@ def resolve_target(plan: FabricPlan, build_root: Path, lab_prefix: str | None, i
         overrides = [Path("inventory")]
     credentials = Credentials.from_env()
     if lab_prefix is not None:
-        from netfab.lab.state import find_workdir
+        from netfab.lab.state import require_running
 
-        workdir = find_workdir(lab_prefix)
+        workdir = Path(require_running(lab_prefix).workdir)  # never a fallback to the intent's addresses
         overrides = [workdir / "inventory", *overrides]
         # The lab's switches are reached as root with the lab's own key (paths in the overrides).
         credentials = Credentials.from_env(username="root")

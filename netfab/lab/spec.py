@@ -14,11 +14,12 @@ from dataclasses import dataclass, field
 from ipaddress import IPv4Address, IPv4Interface, IPv4Network
 from pathlib import Path
 
+from netfab.core.validate import LAB_PREFIX
+
 # Linux interface names are at most 15 bytes (IFNAMSIZ 16 with the NUL).
 IFNAME_MAX = 15
 # Node and prefix names end up in namespace names, file paths and shell-script arguments: keep them tame.
 _NODE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
-_PREFIX_RE = re.compile(r"^[a-z][a-z0-9]{0,7}$")
 _IFNAME_RE = re.compile(r"^[A-Za-z0-9_.-]{1,15}$")
 MGMT_IFNAME = "mgmt0"
 
@@ -83,7 +84,7 @@ class LabSpec:
 def spec_problems(spec: LabSpec) -> list[str]:
     """Everything wrong with a spec, all at once (not first-error-wins), as plain sentences."""
     problems: list[str] = []
-    if not _PREFIX_RE.match(spec.prefix):
+    if not LAB_PREFIX.fullmatch(spec.prefix):
         problems.append(
             f"prefix {spec.prefix!r} must be 1-8 lowercase letters/digits starting with a letter "
             "(it prefixes 15-character interface names)"

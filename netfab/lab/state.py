@@ -10,6 +10,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from netfab.core.validate import InputError, lab_prefix
 from netfab.lab.errors import LabError
 from netfab.lab.layout import DEFAULT_ROOT, Layout, default_workdir, pointer_file
 from netfab.lab.spec import LabSpec
@@ -132,3 +133,22 @@ def load_state(prefix: str) -> LabState:
     if not path.exists():
         raise LabError(f"no lab with prefix {prefix!r} is up (no state file at {path})")
     return LabState.load(path)
+
+
+def require_running(prefix: str) -> LabState:
+    """The lab `--lab PREFIX` names, which must be up: its state file and every switch's namespace exist.
+
+    Raises InputError otherwise. A deploy, verify, audit or rollback aimed at a lab must never fall back to
+    the intent's own management addresses: a typo in the prefix would send the lab's root login to the
+    production management network. Nothing is contacted here; the checks are local files only.
+    """
+    lab_prefix(prefix)
+    hint = f"start it with `netfab lab up INTENT --prefix {prefix}`, or check the prefix (`netfab lab status`)"
+    try:
+        state = load_state(prefix)
+    except LabError as exc:
+        raise InputError(str(exc), hint) from None
+    gone = sorted(rec.namespace for rec in state.switches.values() if not Path("/run/netns", rec.namespace).exists())
+    if gone:
+        raise InputError(f"lab {prefix!r} is not up: namespaces {', '.join(gone)} are missing", hint)
+    return state

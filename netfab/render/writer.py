@@ -3,19 +3,35 @@
 A build writes everything into a fresh sibling directory and swaps it into place only when every file
 rendered, so a failure (or Ctrl-C) never leaves a half-written build/<fabric>/ behind. Relative paths come
 partly from user data (device names), so each one is checked to stay inside the output directory.
+
+Swapping in replaces the old directory whole, so netfab only ever replaces a directory it wrote itself:
+each tree carries a marker file, and a directory without one (say `--out ~`, or a fabric named like a
+directory the user keeps notes in) is refused unless it is empty or holds only what netfab writes. The
+directory itself must not be a symbolic link: replacing it would replace whatever the link points at.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path, PurePosixPath
 
+from netfab.core.fs import output_error
+from netfab.core.validate import InputError
 
-class UnsafePath(ValueError):
-    pass
+MARKER = ".netfab-output"
+"""Written into every tree netfab creates; its presence is what makes a directory safe to replace."""
+# What netfab has always written into build/<fabric>/ and audit dirs: trees from before the marker existed
+# are recognised by holding nothing else.
+_LEGACY_ENTRIES = frozenset({"configs", "hosts", "inventory", "cabling.csv", "analysis", "devices"})
+_LEGACY_FILES = ("report.json", "report.txt")
+
+
+class UnsafePath(InputError):
+    """A path netfab refuses to write (exit 2): it would leave, or wrongly replace, an output directory."""
 
 
 def safe_relpath(relpath: str) -> PurePosixPath:
@@ -30,30 +46,39 @@ class AtomicTree:
     """Collects files in a staging directory next to `target`; commit() swaps it in."""
 
     def __init__(self, target: Path) -> None:
-        self.target = target.resolve()
-        self.target.parent.mkdir(parents=True, exist_ok=True)
-        self.staging = Path(tempfile.mkdtemp(prefix=f".{self.target.name}.tmp-", dir=self.target.parent))
+        # The parent may be a link (a build root on another disk); the tree's own name is never resolved.
+        parent = target.parent.resolve()
+        self.target = parent / target.resolve().name if target.name in ("", ".", "..") else parent / target.name
+        check_replaceable(self.target)
+        with _writing(self.target):
+            self.target.parent.mkdir(parents=True, exist_ok=True)
+            self.staging = Path(tempfile.mkdtemp(prefix=f".{self.target.name}.tmp-", dir=self.target.parent))
+        with _writing(self.staging / MARKER):
+            (self.staging / MARKER).write_text("written by netfab; this directory is replaced whole on the next run\n")
         self._dirs: set[Path] = set()
 
     def write(self, relpath: str, text: str) -> None:
         rel = safe_relpath(relpath)
         path = self.staging.joinpath(*rel.parts)
         parent = path.parent
-        if parent not in self._dirs:
-            parent.mkdir(parents=True, exist_ok=True)
-            self._dirs.add(parent)
-        # A seeded staging tree shares inodes with the previous build (hard links): replace, never write through.
-        path.unlink(missing_ok=True)
-        # newline="" keeps templates' own line endings byte-identical across runs and platforms.
-        with open(path, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
+        with _writing(self.target / rel):
+            if parent not in self._dirs:
+                parent.mkdir(parents=True, exist_ok=True)
+                self._dirs.add(parent)
+            # A seeded staging tree shares inodes with the previous build (hard links): replace, never write through.
+            path.unlink(missing_ok=True)
+            # newline="" keeps templates' own line endings byte-identical across runs and platforms.
+            with open(path, "w", encoding="utf-8", newline="") as fh:
+                fh.write(text)
 
     def seed_from_target(self) -> None:
         """Start from the current tree (hard links, so it is cheap) for a partial rebuild that must keep
         the files it does not regenerate."""
         if self.target.is_dir():
             shutil.rmtree(self.staging)
-            shutil.copytree(self.target, self.staging, copy_function=os.link)
+            # Links are not carried over: netfab never writes one, and writing through one would leave the tree.
+            shutil.copytree(self.target, self.staging, copy_function=os.link, ignore=_symlinks)
+            (self.staging / MARKER).touch()
             self._dirs.clear()
 
     def write_many(self, files: Iterable[tuple[str, str]]) -> None:
@@ -61,11 +86,13 @@ class AtomicTree:
             self.write(relpath, text)
 
     def commit(self) -> None:
+        check_replaceable(self.target)  # again: the directory may have changed while we rendered
         old: Path | None = None
-        if self.target.exists():
-            old = self.target.with_name(f".{self.target.name}.old-{os.getpid()}")
-            os.replace(self.target, old)
-        os.replace(self.staging, self.target)
+        with _writing(self.target):
+            if self.target.exists():
+                old = self.target.with_name(f".{self.target.name}.old-{os.getpid()}")
+                os.replace(self.target, old)
+            os.replace(self.staging, self.target)
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)
 
@@ -80,3 +107,40 @@ class AtomicTree:
             self.commit()
         else:
             self.abort()
+
+
+def check_replaceable(target: Path) -> None:
+    """Raise UnsafePath unless `target` is absent, empty, or a tree netfab wrote (see the module doc)."""
+    hint = "move it away, or choose another output directory"
+    if target.is_symlink():
+        raise UnsafePath(f"{target} is a symbolic link; netfab will not replace what it points at", hint)
+    if not target.exists():
+        return
+    if not target.is_dir():
+        raise UnsafePath(f"{target} exists and is not a directory", hint)
+    try:
+        entries = {entry.name for entry in target.iterdir()}
+    except OSError as exc:
+        raise UnsafePath(f"cannot list {target}: {exc.strerror or exc}", "check its permissions") from None
+    if MARKER in entries or not entries or _legacy_tree(target, entries):
+        return
+    raise UnsafePath(f"{target} is not a netfab output directory (no {MARKER}) and would be replaced whole", hint)
+
+
+def _legacy_tree(target: Path, entries: set[str]) -> bool:
+    known = _LEGACY_ENTRIES.union(_LEGACY_FILES)
+    return entries <= known and not any((target / name).is_symlink() for name in entries)
+
+
+@contextlib.contextmanager
+def _writing(path: Path) -> Iterator[None]:
+    """A full disk or a read-only mount while writing the tree: OutputError (exit 2, path and hint), as for
+    every other file netfab writes (netfab.core.fs)."""
+    try:
+        yield
+    except OSError as exc:
+        raise output_error(path, exc) from exc
+
+
+def _symlinks(directory: str, names: list[str]) -> list[str]:
+    return [n for n in names if os.path.islink(os.path.join(directory, n))]

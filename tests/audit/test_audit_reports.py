@@ -112,6 +112,7 @@ def test_audit_dir_is_contained_and_complete(report: AuditReport, tmp_path: Path
     assert write_audit_dir(report, out) == []
     files = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())
     assert files == [
+        ".netfab-output",  # the marker that lets the next audit replace this directory
         "devices/leaf2/diff.txt",
         "devices/leaf2/frr-reload-test.txt",
         "devices/leaf2/frr.conf",

@@ -421,3 +421,19 @@ def test_no_timer_driver_in_client_mode_commits_plainly_and_netfab_rolls_back_it
     assert leaf2.running == BASE.format(name="leaf2") and "rollback" in leaf2.calls
     warn = [m for k, w, m in rig.events if k == "device" and w == "leaf1"]
     assert any("WITHOUT a device timer" in m for m in warn)
+
+
+def test_a_failed_device_within_budget_is_a_partial_rollout_not_a_success(rig: Rig) -> None:
+    # RELIABILITY_TRIAL.md F2-C: budget 1, leaf unreachable -> "all waves confirmed ... 1 failed", exit 0.
+    rig.dev("leaf3").fail_open = True
+    out = rig.deployer(two_waves(budget=1)).run(two_waves(budget=1))
+    assert out.ok  # within budget, the rollout went on to the spines
+    assert sorted(out.changed) == ["leaf1", "leaf2", "spine1"] and list(out.failed) == ["leaf3"]
+    assert not out.complete  # what `netfab deploy` turns into exit 1
+    assert out.message.startswith("partial:") and "1 devices failed" in out.message
+    assert "all waves confirmed" not in out.message
+
+
+def test_a_clean_rollout_is_complete(rig: Rig) -> None:
+    out = rig.deployer(two_waves(budget=1)).run(two_waves(budget=1))
+    assert out.complete and out.message == "all waves confirmed"
