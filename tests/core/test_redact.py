@@ -146,6 +146,12 @@ def test_parsed_masked_documents_still_parse() -> None:
     }
 
 
+def test_non_ascii_text_before_a_secret_keeps_positions() -> None:
+    # 'İ'.lower() is two characters: a position found in str.lower()'s text would be off by one here
+    text = "description İstanbul-İzmir\n neighbor 10.0.0.1 password k3y\n"
+    assert redact(text) == f"description İstanbul-İzmir\n neighbor 10.0.0.1 password {M}\n"
+
+
 def test_known_secret_values_are_masked_anywhere() -> None:
     assert redact("% Authentication failed for ops/Zq7-pw", ("Zq7-pw",)) == f"% Authentication failed for ops/{M}"
     assert redact("nothing here", ("",)) == "nothing here"
