@@ -254,3 +254,34 @@ def test_config_rejected_by_frr_changes_nothing(lab: RunningLab) -> None:
     assert "leaf1" in outcome.failed and outcome.changed == []
     assert journal.record.devices["leaf1"].state == "failed"
     assert_exactly(lab, before)
+
+
+def test_a_failed_leaf_within_the_failure_budget_is_a_partial_rollout_exit_1(lab: RunningLab) -> None:
+    """RELIABILITY_TRIAL F2-C: failure_budget 1 and an unreachable leaf printed 'all waves confirmed ... 1
+    failed' and exited 0, so a CI gate passed although a device never got its config."""
+    before = snapshot(lab)
+    change = override(lab, "paths12", {"underlay": {"max_paths": 12}})
+    book = playbook(
+        lab,
+        "budget1",
+        "120s",
+        "30s",
+        [
+            {"name": "leaves", "select": {"role": "leaf"}, "parallelism": 4, "failure_budget": 1},
+            {"name": "spines", "select": {"role": "spine"}, "parallelism": 2},
+        ],
+    )
+    subprocess.run(["ip", "netns", "exec", f"{lab.prefix}-leaf4", "ip", "link", "set", "mgmt0", "down"], check=True)
+    try:
+        res = lab.netfab("deploy", str(lab.intent), str(change), "--lab", lab.prefix, "--playbook", str(book))
+    finally:
+        subprocess.run(["ip", "netns", "exec", f"{lab.prefix}-leaf4", "ip", "link", "set", "mgmt0", "up"], check=True)
+    assert res.returncode == 1, res.stdout + res.stderr
+    assert "partial:" in res.stderr and "all waves confirmed" not in res.stderr
+    run = last_run(lab)
+    assert run["devices"]["leaf4"]["state"] == "failed"
+    assert {run["devices"][s]["state"] for s in ("leaf1", "leaf2", "leaf3", "spine1", "spine2")} == {"confirmed"}
+    assert_exactly(lab, {"leaf4": before["leaf4"]})  # the failed leaf never changed
+    rb = lab.netfab("rollback", run["run_id"], str(lab.intent), "--lab", lab.prefix)
+    assert rb.returncode == 0, rb.stderr
+    assert_exactly(lab, before)
