@@ -13,9 +13,9 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from netfab.core.findings import Finding, Severity
-from netfab.load.merge import IntentSource
+from netfab.load.merge import UNREADABLE_RULES, IntentSource
 from netfab.load.schema_errors import validation_findings
-from netfab.load.yamlsource import parse_yaml_file
+from netfab.load.yamlsource import parse_yaml_file, parse_yaml_value
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -53,3 +53,14 @@ def load_model(path: Path, model: type[M], kind: str) -> M:
         return model.model_validate(data)
     except ValidationError as exc:
         raise DocumentError(validation_findings(exc, source, model)) from None
+
+
+def load_data(text: str, name: str, kind: str) -> Any:
+    """YAML text that is data, not a netfab document (an NVUE config from a device or `audit --from-dir`): any
+    top-level shape, the same caps. Only unreadable input refuses it (DocumentError): the device, not netfab's
+    style rules, decides what its own config may look like."""
+    data, findings = parse_yaml_value(text, Path(name), kind)
+    fatal = [f for f in findings if f.rule_id in UNREADABLE_RULES and f.severity is Severity.ERROR]
+    if fatal:
+        raise DocumentError(fatal)
+    return data

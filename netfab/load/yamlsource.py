@@ -152,41 +152,72 @@ def _read_bounded(path: Path) -> bytes:
 
 
 def parse_yaml_text(text: str, path: Path, kind: str = "intent") -> ParsedFile:
-    name = str(path)
-    if len(text) > MAX_BYTES:  # characters, not bytes, here: close enough for a guard against runaway input
-        msg = f"document is larger than {MAX_BYTES // (1024 * 1024)} MiB"
-        return _failed(path, _finding("LOAD003", msg, Location(name), f"is this really a {kind} file?"))
-    deep = _too_deep(text)
-    if deep is not None:
-        loc = Location(name, deep[0] + 1, deep[1] + 1)
-        return _failed(path, _finding("LOAD003", f"nesting deeper than {MAX_DEPTH} levels", loc, _CAP_HINT))
-    try:
-        root = yaml.compose(text, Loader=_LOADER)
-    except yaml.YAMLError as exc:
-        findings = [_syntax_finding(exc, text, name), *_tab_findings(text, name, set())]
-        return ParsedFile(path, None, SourceMap(default=Location(name)), findings)
-    except RecursionError:  # only the pure-Python composer recurses
-        return _failed(path, _finding("LOAD003", "YAML nesting is too deep", Location(name), _CAP_HINT))
-    if root is None:
-        hint = "an empty file contributes nothing to the intent"
-        return _failed(path, _finding("LOAD004", "file is empty", Location(name), hint, Severity.INFO))
-    builder = _Builder(name, "\t" in text)
-    try:
-        data = builder.build(root)
-    except _CapExceeded as exc:
-        loc = builder.location(exc.node)
-        return _failed(path, _finding("LOAD003", exc.message, loc, _CAP_HINT))
-    findings = builder.findings + _tab_findings(text, name, builder.multiline_scalar_lines)
+    """A netfab document (intent, playbook, inventory, audit runbook): its top level must be a mapping."""
+    value = _parse_value(text, path, kind)
+    if value.root is None:
+        return ParsedFile(path, None, value.source_map, value.findings)
+    data = value.data
     if not isinstance(data, dict):
-        kind = "a list" if isinstance(data, list) else f"a single {type(data).__name__} value"
+        shape = "a list" if isinstance(data, list) else f"a single {type(data).__name__} value"
         hint = (
             "an intent file is a mapping of top-level keys (fabric:, topology:, qos: ...)"
             if kind == "intent"
             else f"a {kind} file is a mapping of top-level keys"
         )
-        findings.append(_finding("LOAD002", f"top level is {kind}, not a mapping", builder.location(root), hint))
+        value.findings.append(_finding("LOAD002", f"top level is {shape}, not a mapping", value.root, hint))
         data = None
-    return ParsedFile(path, data, builder.source_map, findings)
+    return ParsedFile(path, data, value.source_map, value.findings)
+
+
+def parse_yaml_value(text: str, path: Path, kind: str) -> tuple[Any, list[Finding]]:
+    """YAML that is data of any top-level shape (an NVUE config saved from a device), under the same caps.
+
+    Returns the value (None when empty or unreadable) and the findings; hazards such as YAML 1.1 booleans are
+    findings, the value keeps what YAML 1.1 (and so the device) makes of them.
+    """
+    value = _parse_value(text, path, kind)
+    return value.data, value.findings
+
+
+@dataclass
+class _Value:
+    data: Any
+    source_map: SourceMap
+    findings: list[Finding]
+    root: Location | None = None
+    """Where the top-level node is; None when nothing was built (empty, unreadable, over a cap)."""
+
+
+def _parse_value(text: str, path: Path, kind: str) -> _Value:
+    name = str(path)
+
+    def failed(finding: Finding) -> _Value:
+        return _Value(None, SourceMap(default=Location(name)), [finding])
+
+    if len(text) > MAX_BYTES:  # characters, not bytes, here: close enough for a guard against runaway input
+        msg = f"document is larger than {MAX_BYTES // (1024 * 1024)} MiB"
+        return failed(_finding("LOAD003", msg, Location(name), f"is this really a {kind} file?"))
+    deep = _too_deep(text)
+    if deep is not None:
+        loc = Location(name, deep[0] + 1, deep[1] + 1)
+        return failed(_finding("LOAD003", f"nesting deeper than {MAX_DEPTH} levels", loc, _CAP_HINT))
+    try:
+        root = yaml.compose(text, Loader=_LOADER)
+    except yaml.YAMLError as exc:
+        findings = [_syntax_finding(exc, text, name), *_tab_findings(text, name, set())]
+        return _Value(None, SourceMap(default=Location(name)), findings)
+    except RecursionError:  # only the pure-Python composer recurses
+        return failed(_finding("LOAD003", "YAML nesting is too deep", Location(name), _CAP_HINT))
+    if root is None:
+        hint = f"an empty file contributes nothing to the {kind}"
+        return failed(_finding("LOAD004", "file is empty", Location(name), hint, Severity.INFO))
+    builder = _Builder(name, "\t" in text)
+    try:
+        data = builder.build(root)
+    except _CapExceeded as exc:
+        return failed(_finding("LOAD003", exc.message, builder.location(exc.node), _CAP_HINT))
+    findings = builder.findings + _tab_findings(text, name, builder.multiline_scalar_lines)
+    return _Value(data, builder.source_map, findings, builder.location(root))
 
 
 _CAP_HINT = f"netfab accepts at most {MAX_NODES} values and {MAX_DEPTH} nesting levels; check anchors/aliases"

@@ -198,3 +198,25 @@ def test_shipped_playbooks_and_a_generated_inventory_still_load(tmp_path: Path) 
     generated, override = _inventory(tmp_path, "leaf1:\n  port: 2222\n")
     hosts, _ = load_inventory_data(generated, [override])
     assert hosts["leaf1"]["port"] == 2222 and hosts["leaf1"]["hostname"] == "192.0.2.1"
+
+
+def test_a_playbook_that_is_a_list_says_so_in_playbook_terms(tmp_path: Path) -> None:
+    with pytest.raises(DocumentError, match=r"LOAD002 top level is a list, not a mapping \(a playbook file is a"):
+        load_playbook(_playbook(tmp_path / "list.yaml", "- name: x\n"))
+
+
+def test_device_data_gets_the_same_caps_but_keeps_its_own_shape() -> None:
+    # An NVUE config saved for `audit --from-dir` is user input too: the 30,000-deep document crashed it.
+    from netfab.audit.facts import nvidia_cumulus
+    from netfab.load.document import load_data
+
+    with pytest.raises(DocumentError, match="LOAD003 nesting deeper than 100 levels"):
+        nvidia_cumulus.parse("- set:\n    x: " + flow_list(DEEP) + "\n")
+    with pytest.raises(DocumentError, match="LOAD003 more than 200000 values"):
+        load_data(billion_laughs() + "x: *a9\n", "saved.yaml", "NVUE config")
+    # A list at the top, YAML 1.1 booleans: the device's own notation, read as safe_load read it, not refused.
+    assert load_data("- set: {pfc: on, mtu: 9216}\n", "saved.yaml", "NVUE config") == [
+        {"set": {"pfc": True, "mtu": 9216}}
+    ]
+    tree = nvidia_cumulus.parse("- set:\n    interface:\n      swp1: {link: {mtu: 9216}}\n")
+    assert tree == {"interface": {"swp1": {"link": {"mtu": 9216}}}}

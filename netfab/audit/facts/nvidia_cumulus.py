@@ -13,11 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import yaml
-
 from netfab.audit.facts.clitree import Acc
 from netfab.audit.facts.jsontree import JsonShape, PointerRule, Segments, as_int, prule
 from netfab.audit.model import PRESENT, FactValue
+from netfab.load.document import load_data
 from netfab.render.environment import platform_data
 
 _DATA = platform_data("nvidia_cumulus")
@@ -94,7 +93,9 @@ the second-level branches it renders there."""
 
 def parse(text: str) -> Any:
     """Fold the NVUE operation list into one tree."""
-    doc = yaml.safe_load(text)
+    # Bounded like every YAML netfab reads: a config saved for `audit --from-dir` is user input (a 30,000-deep
+    # document crashed yaml's composer).
+    doc = load_data(text, "NVUE config", "NVUE config")
     if isinstance(doc, dict):
         doc = [doc]
     if not isinstance(doc, list):
