@@ -13,6 +13,7 @@ from nornir.core.configuration import Config, LoggingConfig
 from nornir.core.inventory import ConnectionOptions, Defaults, Group, Groups, Host, Hosts, Inventory, ParentGroups
 from nornir.plugins.runners import ThreadedRunner
 
+from netfab.core.ssh import env_options, insecure_host_keys_warning
 from netfab.deploy.connection import CONNECTION_NAME, register
 from netfab.deploy.credentials import Credentials
 
@@ -81,6 +82,9 @@ def build_nornir(
     hosts_data: dict[str, Any], groups_data: dict[str, Any], credentials: Credentials, workers: int = 8
 ) -> Nornir:
     register()
+    ssh_env = env_options()
+    if credentials.accept_unknown_host_keys:
+        insecure_host_keys_warning()
     groups = Groups()
     for name, data in groups_data.items():
         groups[name] = Group(
@@ -111,6 +115,8 @@ def build_nornir(
             optional_args.setdefault("known_hosts", str(credentials.known_hosts))
         if credentials.accept_unknown_host_keys:
             optional_args["accept_unknown_host_keys"] = True
+        for key, value in ssh_env.items():  # NETFAB_SSH_JUMP, NETFAB_SSH_CONFIG: the inventory's own win
+            optional_args.setdefault(key, value)
         conn[CONNECTION_NAME] = ConnectionOptions(
             hostname=own.hostname if own else None,
             port=own.port if own else None,

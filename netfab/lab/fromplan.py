@@ -153,14 +153,22 @@ def seed_applied_host_scripts(spec: LabSpec, plan: FabricPlan, home: Path | None
 
 def lab_inventory_overrides(spec: LabSpec, key_file: Path, known_hosts: Path) -> dict[str, str]:
     """Inventory overrides that point a deploy at the lab: its management addresses, key and known_hosts
-    (paths, not secrets)."""
+    (paths, not secrets). The lab is reached directly: neither ~/.ssh/config nor a jump host (NETFAB_SSH_JUMP)
+    applies to addresses that exist only inside this machine."""
     hosts = {
         sw.name: {
             "hostname": str(sw.mgmt_ip),
             "port": 22,
             "connection_options": {
                 "netfab_napalm": {
-                    "extras": {"optional_args": {"key_file": str(key_file), "known_hosts": str(known_hosts)}}
+                    "extras": {
+                        "optional_args": {
+                            "key_file": str(key_file),
+                            "known_hosts": str(known_hosts),
+                            "ssh_config": "none",
+                            "jump_host": "none",
+                        }
+                    }
                 }
             },
         }

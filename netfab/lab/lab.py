@@ -131,9 +131,9 @@ def ssh_target(target: Target, switch: str) -> dict[str, Any]:
 
 
 def ssh_run(target: Target, switch: str, command: str, timeout: float = 30.0) -> tuple[int, str, str]:
-    """Run a command on a switch over SSH with paramiko: RejectPolicy against the lab's known_hosts."""
+    """Run a command on a switch over SSH (core.ssh): RejectPolicy against the lab's known_hosts."""
     t = ssh_target(target, switch)
-    client = ssh.connect(t["host"], Path(t["key_file"]), Path(t["known_hosts"]), timeout=timeout)
+    client = ssh.session(t["host"], Path(t["key_file"]), Path(t["known_hosts"]), timeout=timeout)
     try:
         return ssh.run_command(client, command, timeout=timeout)
     finally:

@@ -1,7 +1,8 @@
-"""SSH into lab switches: keys, per-switch sshd config, known_hosts/ssh_config, and a paramiko client.
+"""SSH into lab switches: keys, per-switch sshd config, known_hosts/ssh_config; sessions via core.ssh.
 
 Keys are generated in-process (no ssh-keygen per switch). Host-key checking stays on: the lab writes
-every switch's host key into its own known_hosts, and clients use RejectPolicy against it.
+every switch's host key into its own known_hosts, and the one SSH client (netfab.core.ssh) uses
+RejectPolicy against it.
 """
 
 from __future__ import annotations
@@ -11,10 +12,10 @@ from collections.abc import Iterable
 from ipaddress import IPv4Address
 from pathlib import Path
 
-import paramiko
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from netfab.core.ssh import SSHError, SSHParams, SSHSession
 from netfab.lab.errors import LabError
 from netfab.lab.layout import Layout
 
@@ -80,30 +81,29 @@ def write_client_files(layout: Layout, switches: Iterable[tuple[str, IPv4Address
     layout.ssh_config.write_text("\n".join(config))
 
 
-def connect(host: str, key_file: Path, known_hosts: Path, timeout: float = 10.0) -> paramiko.SSHClient:
-    client = paramiko.SSHClient()
-    client.load_host_keys(str(known_hosts))
-    client.set_missing_host_key_policy(paramiko.RejectPolicy())
+def session(host: str, key_file: Path, known_hosts: Path, timeout: float = 10.0) -> SSHSession:
+    """Connect to a lab switch as root with the lab's key: the lab's own known_hosts (RejectPolicy), and
+    neither the user's ~/.ssh/config nor a jump host, which are for real management networks."""
+    params = SSHParams(
+        host=host,
+        port=22,
+        username="root",
+        key_file=str(key_file),
+        known_hosts=str(known_hosts),
+        allow_agent=False,
+        timeout=timeout,
+        jump="none",
+        ssh_config="none",
+    )
     try:
-        client.connect(
-            host,
-            port=22,
-            username="root",
-            key_filename=str(key_file),
-            look_for_keys=False,
-            allow_agent=False,
-            timeout=timeout,
-            banner_timeout=timeout,
-            auth_timeout=timeout,
-        )
-    except (paramiko.SSHException, OSError) as exc:
-        client.close()
-        raise LabError(f"ssh root@{host}: {exc}") from exc
-    return client
+        return SSHSession.connect(params)
+    except SSHError as exc:
+        raise LabError(f"ssh {exc}") from exc
 
 
-def run_command(client: paramiko.SSHClient, command: str, timeout: float = 30.0) -> tuple[int, str, str]:
-    _, stdout, stderr = client.exec_command(command, timeout=timeout)
-    out = stdout.read().decode(errors="replace")
-    err = stderr.read().decode(errors="replace")
-    return stdout.channel.recv_exit_status(), out, err
+def run_command(client: SSHSession, command: str, timeout: float = 30.0) -> tuple[int, str, str]:
+    try:
+        res = client.run(command, timeout=timeout)
+    except SSHError as exc:
+        raise LabError(f"ssh {exc}") from exc
+    return res.rc, res.stdout, res.stderr

@@ -95,10 +95,12 @@ def test_strip_header_makes_running_config_loadable() -> None:
 
 def test_secrets_stay_out_of_reprs_and_diffs() -> None:
     from netfab.core.redact import redact
-    from netfab.deploy.drivers.ssh import SSHParams
+    from netfab.deploy.drivers.ssh import params_from_napalm
 
-    params = SSHParams.from_napalm("leaf1", "root", "s3cret", 30, {"port": 2222, "key_file": "~/k"})
-    assert "s3cret" not in repr(params) and params.port == 2222 and not params.key_file.startswith("~")
+    params = params_from_napalm("leaf1", "root", "s3cret", 30, {"port": 2222, "key_file": "~/k"})
+    assert (
+        "s3cret" not in repr(params) and params.port == 2222 and params.key_file and not params.key_file.startswith("~")
+    )
     text = redact(' neighbor swp1 password s3cret\n  password: s3cret\n"password": "s3cret"\n')
     assert "s3cret" not in text and text.count("********") == 3
     assert redact("load-balance enhanced-hash-key x") == "load-balance enhanced-hash-key x"

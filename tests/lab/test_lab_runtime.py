@@ -25,7 +25,7 @@ from netfab.lab.layout import Layout
 from netfab.lab.netns import mounts_under, namespaces_with_prefix, root_links_with_prefix
 from netfab.lab.proc import alive
 from netfab.lab.sample import clos_spec
-from netfab.lab.ssh import connect
+from netfab.lab.ssh import session
 from netfab.lab.state import LabState, SwitchRecord, plan_state
 
 REPO = Path(__file__).resolve().parents[2]
@@ -176,8 +176,8 @@ def test_real_ssh_reaches_that_switch_with_host_key_checking(
     # Host-key checking is really on: an empty known_hosts makes the connection fail.
     empty = tmp_path / "known_hosts"
     empty.write_text("")
-    with pytest.raises(LabError, match="not found in known_hosts"):
-        connect(target["host"], Path(target["key_file"]), empty)
+    with pytest.raises(LabError, match="host key unknown"):
+        session(target["host"], Path(target["key_file"]), empty)
 
 
 @pytest.mark.lab

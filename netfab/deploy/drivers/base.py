@@ -40,6 +40,8 @@ class SSHDriverBase(napalm_base.NetworkDriver):
     optional_args understood by every netfab driver:
       port, key_file, known_hosts, accept_unknown_host_keys (default False), allow_agent (default True),
       password_env (name of an env var holding the password), conn_timeout,
+      jump_host ("[user@]host[:port],..." or "none"; default: ssh_config's ProxyJump),
+      ssh_config (file, default ~/.ssh/config; "none" reads none): see netfab.core.ssh,
       remote_dir (private work dir on the device, default ~/.netfab/<hostname>[-<port>], created 0700),
       sudo (prefix privileged commands with `sudo -n`; platform default),
       channel (a ready CommandChannel: recorded/mock channels in tests, or a caller-owned session).
@@ -64,12 +66,14 @@ class SSHDriverBase(napalm_base.NetworkDriver):
         self.timeout = timeout
         # A private copy: nornir_napalm hands every host of a group the same dict (INTEGRATION.md finding 1).
         self.optional_args: dict[str, Any] = dict(optional_args or {})
-        self._params = ssh.SSHParams.from_napalm(hostname, username, password, timeout, self.optional_args)
+        self._params = ssh.params_from_napalm(hostname, username, password, timeout, self.optional_args)
         self._injected: ssh.CommandChannel | None = self.optional_args.pop("channel", None)
         self._channel: ssh.CommandChannel | None = None
         # One dir per target: the namespace lab's switches all share one filesystem and one root home.
         target = re.sub(
-            r"[^A-Za-z0-9_.-]", "_", f"{hostname}" + (f"-{self._params.port}" if self._params.port != 22 else "")
+            r"[^A-Za-z0-9_.-]",
+            "_",
+            f"{hostname}" + (f"-{self._params.port}" if self._params.port not in (None, 22) else ""),
         )
         self._remote_dir = str(self.optional_args.get("remote_dir", f".netfab/{target}"))
         self._sudo = bool(self.optional_args.get("sudo", self.default_sudo))
