@@ -12,18 +12,16 @@ and what drifted; its diff is then non-empty, the driver runs it, and the journa
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from netfab.audit.model import AuditReport, DeviceAudit
+from netfab.core.events import Listener
 from netfab.design.plan import FabricPlan
 
 if TYPE_CHECKING:
     from netfab.deploy.journal import RunState
-
-Event = Callable[[str, str, str], None]
 
 
 @dataclass
@@ -62,7 +60,7 @@ def remediate(
     intent: list[str],
     secrets: tuple[str, ...],
     confirm_timeout_s: int | None = None,
-    on_event: Event | None = None,
+    on_event: Listener | None = None,
 ) -> RemediationRun:
     from netfab.deploy.engine import Deployer
     from netfab.deploy.journal import DeviceRecord, Journal, RunRecord, new_run_id

@@ -13,7 +13,6 @@ secret reaches a fact, diff, remediation file or report.
 
 from __future__ import annotations
 
-import contextlib
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -21,6 +20,8 @@ from typing import Any
 
 from netfab.audit.facts import KERNEL_STATE_SUFFIX, parts_of
 from netfab.audit.model import Collected
+from netfab.core.events import HostEvents, on_task_done
+from netfab.core.outcome import Err, host_outcome
 from netfab.core.redact import redact
 from netfab.deploy.drivers.base import VTYSH_NO_HISTORY
 from netfab.deploy.drivers.protocol import ReadsKernelState
@@ -97,41 +98,19 @@ def collect_online(
     wanted = set(names)
     sub = nr.filter(filter_func=lambda h: h.name in wanted)
     if on_device is not None:
-        sub = sub.with_processors([_Progress(on_device)])
+        sub = sub.with_processors([HostEvents(on_task_done(on_device))])
     try:
         agg = sub.run(task=collect, name="audit-collect", raise_on_error=False, on_good=True, on_failed=True)
     finally:
         nr.close_connections(on_good=True, on_failed=True)
     out: dict[str, Collected] = {}
     for name in names:
-        multi = agg.get(name)
-        if multi is None:
+        if name not in agg:
             out[name] = Collected(name, error="not in the inventory", origin="device")
-        elif multi.failed:
-            exc = multi[0].exception
-            reason = f"{type(exc).__name__}: {exc}" if exc else str(multi[0].result)
-            out[name] = Collected(name, error=redact(f"cannot collect: {reason}", secrets), origin="device")
+            continue
+        outcome = host_outcome(agg[name])
+        if isinstance(outcome, Err):
+            out[name] = Collected(name, error=redact(f"cannot collect: {outcome.error}", secrets), origin="device")
         else:
-            out[name] = multi[0].result
+            out[name] = outcome.value
     return out
-
-
-class _Progress:
-    """A Nornir processor: one callback per finished device (drives the progress bar)."""
-
-    def __init__(self, on_device: Callable[[str], None]) -> None:
-        self.on_device = on_device
-
-    def task_started(self, task: Any) -> None: ...
-
-    def task_completed(self, task: Any, result: Any) -> None: ...
-
-    def task_instance_started(self, task: Any, host: Any) -> None: ...
-
-    def task_instance_completed(self, task: Any, host: Any, result: Any) -> None:
-        with contextlib.suppress(Exception):  # a progress display must never fail a device
-            self.on_device(host.name)
-
-    def subtask_instance_started(self, task: Any, host: Any) -> None: ...
-
-    def subtask_instance_completed(self, task: Any, host: Any, result: Any) -> None: ...

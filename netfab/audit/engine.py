@@ -12,7 +12,6 @@ import gc
 import multiprocessing
 import os
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,9 +20,9 @@ from netfab.audit.device import audit_device, intended_files
 from netfab.audit.group import group_drifts
 from netfab.audit.model import AuditReport, Collected, DeviceAudit, DeviceMeta
 from netfab.audit.rules import AuditRules
+from netfab.core.events import Advance
 from netfab.design.plan import DevicePlan, FabricPlan
 
-Progress = Callable[[int], None]
 PARALLEL_THRESHOLD = 64  # below this, forking costs more than it saves
 
 
@@ -56,7 +55,7 @@ def audit_devices(
     source: Source,
     rules: AuditRules,
     workers: int | None = None,
-    progress: Progress | None = None,
+    progress: Advance | None = None,
 ) -> list[DeviceAudit]:
     global _JOB
     workers = workers or min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1, 8)
@@ -97,7 +96,7 @@ def run_audit(
     rules: AuditRules,
     description: str,
     workers: int | None = None,
-    progress: Progress | None = None,
+    progress: Advance | None = None,
 ) -> AuditReport:
     started = time.perf_counter()
     devices = [plan.devices[n] for n in names]

@@ -56,19 +56,10 @@ def _default_playbook(name: str, given: Path | None) -> Path:
 
 def _progress() -> Any:
     """A transient bar on stderr; nothing when stderr is not a terminal (CI logs stay clean)."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     from netfab.cli.pipeline import err_console
+    from netfab.cli.progress import progress_bar
 
-    return Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=err_console,
-        transient=True,
-        disable=not err_console.is_terminal,
-    )
+    return progress_bar(err_console, transient=True)
 
 
 def audit(
@@ -252,6 +243,8 @@ def _remediate(
     from netfab.audit.collect import collect_online
     from netfab.audit.engine import Source, audit_devices
     from netfab.cli.pipeline import err_console
+    from netfab.cli.progress import print_event
+    from netfab.core.events import DeployEvent, EventKind
     from netfab.deploy.journal import interrupted_runs
 
     stale = interrupted_runs(runs, plan.name)
@@ -268,9 +261,9 @@ def _remediate(
     nr, secrets = _nornir(plan, where)
     err_console.print(f"remediating {len(drifted)} drifted devices through the staged deploy ({staging})")
 
-    def on_event(kind: str, who: str, message: str) -> None:
-        if kind != "diff":
-            err_console.print(f"[{kind}] {who}: {message}", markup=False, highlight=False)
+    def on_event(event: DeployEvent) -> None:
+        if event.kind not in (EventKind.DIFF, EventKind.TASK_DONE):
+            print_event(err_console, event)
 
     try:
         run = remediate(report, plan, nr, staging, runs, [str(p) for p in intent], secrets, confirm_timeout, on_event)

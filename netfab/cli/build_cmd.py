@@ -32,9 +32,8 @@ def build(
 
     Output is deterministic and written atomically: a failure leaves the previous build untouched.
     """
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     from netfab.cli.pipeline import err_console, load_plan
+    from netfab.cli.progress import progress_bar
     from netfab.render.build import BuildSelection
     from netfab.render.build import build as run_build
     from netfab.render.environment import UnsupportedFeature
@@ -52,10 +51,8 @@ def build(
     show = not quiet and err_console.is_terminal and total > 50
     try:
         if show:
-            with Progress(
-                TextColumn("rendering"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=err_console
-            ) as progress:
-                bar = progress.add_task("render", total=total)
+            with progress_bar(err_console) as progress:
+                bar = progress.add_task("rendering", total=total)
                 result = run_build(plan, out, selection, progress=lambda n: progress.advance(bar, n))
         else:
             result = run_build(plan, out, selection)

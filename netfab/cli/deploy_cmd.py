@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import time
+from collections.abc import Iterator
 from fnmatch import fnmatchcase
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 import typer
 
@@ -23,6 +25,7 @@ from netfab.cli.options import (
     Strict,
 )
 from netfab.core.exitcodes import ExitCode
+from netfab.core.fs import output_error
 
 if TYPE_CHECKING:
     from netfab.deploy.journal import RunState
@@ -43,6 +46,9 @@ def deploy(
     strict: Strict = False,
     resume: bool = typer.Option(False, "--resume", help="Continue after an interrupted run (re-diffs everything)."),
     show_diff: bool = typer.Option(True, "--diff/--no-diff", help="Print each device's diff."),
+    events: Path | None = typer.Option(
+        None, "--events", help="Also write every deploy event as JSON Lines to FILE ('-': stdout)."
+    ),
 ) -> None:
     """Staged, commit-confirmed rollout: lint, build, back up, diff, commit with a confirm timer,
     post-check, then confirm, or roll the wave back."""
@@ -55,6 +61,13 @@ def deploy(
     from netfab.deploy.waves import plan_waves
     from netfab.render.build import build as run_build
 
+    if events is not None and str(events) != "-":
+        # Checked before anything is contacted or journaled: an unwritable FILE is exit 2 with nothing begun.
+        try:
+            events.open("a", encoding="utf-8").close()
+        except OSError as exc:
+            raise output_error(events, exc) from None
+    show_diff = show_diff and str(events) != "-"  # stdout carries the JSON lines then, and nothing else
     loaded = load_plan(intent, strict=strict, lab=lab is not None)
     plan = loaded.plan
     build_root = build_root_for(build_root, lab)
@@ -104,44 +117,21 @@ def deploy(
         f"{' (dry run)' if dry_run else ''}, confirm timer {timeout} s; journal in {journal.dir}"
     )
 
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    from netfab.deploy.journal import FINAL_DEVICE_STATES
+    from netfab.cli.progress import DeployProgress, progress_bar
+    from netfab.core.events import Fanout, JsonEvents
 
     started = time.perf_counter()
     deployer_args = (nr, plan, device_artifacts(plan, [d.name for d in devices]), journal, timeout)
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=err_console,
-        disable=not err_console.is_terminal,
-    ) as progress:
+    with progress_bar(err_console) as progress, _events_stream(events) as stream:
         bar = progress.add_task("deploying", total=len(devices))
-        done: set[str] = set()
-
-        def on_state(device: str, state: str) -> None:
-            progress.update(bar, description=f"{device}: {state}")
-            if (state in FINAL_DEVICE_STATES or state == "failed") and device not in done:
-                done.add(device)
-                progress.advance(bar)
-
-        def on_event(kind: str, who: str, message: str) -> None:
-            if kind == "diff":
-                if show_diff:
-                    progress.console.file.flush()
-                    sys.stdout.write(f"--- {who}\n{message.rstrip()}\n")
-                    sys.stdout.flush()
-                return
-            progress.console.print(f"[{kind}] {who}: {message}", markup=False, highlight=False)
-
-        journal.listener = on_state
+        # One channel: the journal's device states and the engine's events reach the bar and the JSON stream.
+        channel = Fanout([DeployProgress(progress, bar, show_diff), JsonEvents(stream) if stream else None])
+        journal.listener = channel
         deployer = Deployer(
             *deployer_args,
             book.settle_timeout // 1_000_000,
             dry_run=dry_run,
-            on_event=on_event,
+            on_event=channel,
             confirm_mode=book.confirm,
         )
         outcome = deployer.run(waves)
@@ -157,6 +147,21 @@ def deploy(
         err_console.print(f"  {host}: {err}")
     # A device that failed within its wave's failure budget never got its config: a partial rollout (exit 1).
     raise typer.Exit(ExitCode.OK if outcome.complete else ExitCode.FINDINGS)
+
+
+@contextlib.contextmanager
+def _events_stream(path: Path | None) -> Iterator[TextIO | None]:
+    if path is None:
+        yield None
+    elif str(path) == "-":
+        yield sys.stdout
+    else:
+        try:
+            handle = path.open("w", encoding="utf-8")
+        except OSError as exc:
+            raise output_error(path, exc) from None
+        with handle:
+            yield handle
 
 
 def register(app: typer.Typer) -> None:

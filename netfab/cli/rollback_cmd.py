@@ -31,6 +31,7 @@ def rollback(
 ) -> None:
     """Undo a run: put every device it changed back to the config it backed up, in reverse wave order."""
     from netfab.cli.pipeline import err_console, load_plan
+    from netfab.cli.progress import print_event
     from netfab.deploy.journal import load_run
     from netfab.deploy.rollback import rollback_run
     from netfab.deploy.target import build_root_for, resolve_target
@@ -51,7 +52,7 @@ def rollback(
         raise typer.Exit(ExitCode.USAGE) from None
     target = resolve_target(plan, build_root, lab, inventory or [])
     nr = nornir_for(plan, target, workers=workers)
-    restored, failures = rollback_run(nr, journal, on_event=lambda k, w, m: err_console.print(f"[{k}] {w}: {m}"))
+    restored, failures = rollback_run(nr, journal, on_event=lambda event: print_event(err_console, event))
     err_console.print(f"run {run_id}: {len(restored)} devices restored, {len(failures)} failed")
     for host, err in sorted(failures.items()):
         err_console.print(f"  {host}: {err}")

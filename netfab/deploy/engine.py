@@ -25,6 +25,8 @@ from nornir.core import Nornir
 from nornir.core.task import MultiResult, Result, Task
 from nornir.plugins.runners import ThreadedRunner
 
+from netfab.core.events import DeployEvent, EventKind, HostEvents, Listener
+from netfab.core.outcome import Err, host_outcome
 from netfab.deploy.connection import CONNECTION_NAME
 from netfab.deploy.drivers.protocol import StagesCompanions
 from netfab.deploy.journal import Journal
@@ -36,9 +38,6 @@ from netfab.verify.results import CheckResult, failed
 ConfirmMode = Literal["device", "client"]
 """device: every commit must carry the device's own confirm timer. client: drivers without one are allowed;
 netfab confirms by not rolling back (a dead deploy leaves their change applied)."""
-
-Event = Callable[[str, str, str], None]
-"""on_event(kind, device_or_wave, message): kinds are wave, device, check, rollback, info."""
 
 
 @dataclass
@@ -92,7 +91,7 @@ class Deployer:
         confirm_timeout_s: int,
         settle_timeout_s: int,
         dry_run: bool = False,
-        on_event: Event | None = None,
+        on_event: Listener | None = None,
         confirm_mode: ConfirmMode = "device",
     ) -> None:
         self.nr = nr
@@ -109,14 +108,17 @@ class Deployer:
         self.client_confirmed: set[str] = set()
         """Devices committed without a device timer (confirm_mode="client"): nothing to confirm on them."""
 
-    def emit(self, kind: str, who: str, message: str) -> None:
+    def emit(self, event: DeployEvent) -> None:
         """Report an event. Reporting runs inside device tasks, so a reporting failure (a closed stdout
         pipe, say) must never turn into a failed device or an aborted rollback."""
         if self._on_event is None:
             return
         with contextlib.suppress(Exception):
             # Redacted here too: messages carry device errors, which may echo config lines or the password.
-            self._on_event(kind, who, self.journal.redact(message))
+            self._on_event(dataclasses.replace(event, message=self.journal.redact(event.message)))
+
+    def note(self, device: str, message: str) -> None:
+        self.emit(DeployEvent(EventKind.NOTE, device, message))
 
     # --- per-device tasks (run in Nornir's threads) --------------------------------------------------
     def _prepare(self, task: Task) -> Result:
@@ -125,11 +127,11 @@ class Deployer:
         if _has_pending_commit(conn):
             if self.dry_run:
                 # Fix: a dry run changes nothing, not even this; the diff is against what runs right now.
-                self.emit("device", name, "has a pending commit (an interrupted run?): left alone in a dry run")
+                self.note(name, "has a pending commit (an interrupted run?): left alone in a dry run")
             else:
                 # Left over from an interrupted run: put the device back to its pre-commit state first.
                 conn.rollback()
-                self.emit("device", name, "rolled back a pending commit left by an interrupted run")
+                self.note(name, "rolled back a pending commit left by an interrupted run")
         before = conn.get_config(retrieve="running")["running"]
         self.before[name] = before
         self.journal.device_file(name, "before.conf", before)
@@ -145,7 +147,7 @@ class Deployer:
         if diff.strip() and self._on_event is not None:
             # Shown before anything is committed, redacted exactly as the journal stores it (redacted in
             # memory: reading diff.txt back cost a file read per device).
-            self.emit("diff", name, self.journal.redact(diff))
+            self.emit(DeployEvent(EventKind.DIFF, name, self.journal.redact(diff)))
         self.journal.record.devices[name].diff_lines = len(diff.splitlines())
         if self.dry_run or not diff.strip():
             conn.discard_config()
@@ -168,7 +170,7 @@ class Deployer:
                 ) from None
             conn.commit_config()
             self.client_confirmed.add(name)
-            self.emit("device", name, "committed WITHOUT a device timer (confirm mode client): a dead deploy keeps it")
+            self.note(name, "committed WITHOUT a device timer (confirm mode client): a dead deploy keeps it")
         self.journal.device_state(name, "committed")
         return Result(host=task.host, changed=True)
 
@@ -220,6 +222,7 @@ class Deployer:
                 return Result(host=task.host, failed=True, exception=exc)
 
         sub = self.nr.filter(filter_func=lambda h: h.name in names).with_runner(ThreadedRunner(num_workers=workers))
+        sub = sub.with_processors([HostEvents(self.emit)])
         # Nornir remembers failed hosts and silently skips them on later runs (on_failed=False); a post-check
         # poll that failed once must still be re-polled, and a failed device must still be rolled back.
         self.nr.data.reset_failed_hosts()
@@ -235,17 +238,16 @@ class Deployer:
     def _errors(self, results: dict[str, MultiResult]) -> dict[str, str]:
         out = {}
         for host, multi in results.items():
-            if multi.failed:
-                exc = multi[0].exception
-                text = f"{type(exc).__name__}: {exc}" if exc else str(multi[0].result)
-                out[host] = self.journal.redact(text)  # these reach the terminal and the outcome
+            outcome = host_outcome(multi)
+            if isinstance(outcome, Err):
+                out[host] = self.journal.redact(outcome.error)  # these reach the terminal and the outcome
         return out
 
     def _settle(self, hosts: list[str], workers: int) -> tuple[dict[str, list[CheckResult]], dict[str, str]]:
         deadline = time.monotonic() + self.settle_timeout_s
         while True:
             results = self._run(hosts, self._check, workers)
-            per_host = {h: (m[0].result if isinstance(m[0].result, list) else []) for h, m in results.items()}
+            per_host = {h: _check_results(m) for h, m in results.items()}
             errors = {h: e for h, e in self._errors(results).items() if not per_host.get(h)}
             bad = {h for h, r in per_host.items() if failed(r)} | set(errors)
             if not bad or time.monotonic() >= deadline:
@@ -253,12 +255,28 @@ class Deployer:
             time.sleep(1.0)
 
     def run_wave(self, wave: Wave, outcome: DeployOutcome) -> bool:
-        self.emit("wave", wave.name, f"{len(wave.devices)} devices, {wave.parallelism} at a time")
+        self.emit(
+            DeployEvent(EventKind.WAVE_STARTED, wave.name, f"{len(wave.devices)} devices, {wave.parallelism} at a time")
+        )
+        ok = self._run_wave(wave, outcome)
+        failed_here = sorted(h for h in wave.devices if h in outcome.failed)
+        summary = f"{len(wave.devices) - len(failed_here)} of {len(wave.devices)} devices ok"
+        self.emit(
+            DeployEvent(
+                EventKind.WAVE_FINISHED,
+                wave.name,
+                summary + (f"; failed: {', '.join(failed_here)}" if failed_here else ""),
+                ok=ok,
+            )
+        )
+        return ok
+
+    def _run_wave(self, wave: Wave, outcome: DeployOutcome) -> bool:
         prepared = self._run(list(wave.devices), self._prepare, wave.parallelism)
         failures = self._errors(prepared)
         for host, err in failures.items():
             self.journal.device_state(host, "failed", err)
-            self.emit("device", host, f"failed before any change: {err}")
+            self.note(host, f"failed before any change: {err}")
         changing = [h for h in wave.devices if h not in failures and self.diffs.get(h, "").strip()]
         if self.dry_run:
             outcome.failed.update(failures)
@@ -274,7 +292,7 @@ class Deployer:
         committed = [h for h in changing if h not in commit_errors]
         for host, err in commit_errors.items():
             self.journal.device_state(host, "failed", err)
-            self.emit("device", host, f"commit failed: {err}")
+            self.note(host, f"commit failed: {err}")
         # Best effort, errors ignored: leave no half-used candidate (or Junos config lock) behind.
         self._run(list(commit_errors), self._discard, wave.parallelism)
         failures.update(commit_errors)
@@ -288,7 +306,7 @@ class Deployer:
             if failed(results):
                 bad = "; ".join(r.message for r in failed(results)[:3])
                 failures[host] = f"post-checks failed: {bad}"
-                self.emit("check", host, failures[host])
+                self.emit(DeployEvent(EventKind.CHECK_FAILED, host, failures[host]))
         failures.update(check_errors)
         to_roll_back = [h for h in committed if h in failures]
         if len(failures) > wave.failure_budget:
@@ -298,7 +316,7 @@ class Deployer:
             for host, err in self._errors(rb).items():
                 failures[host] = f"ROLLBACK FAILED: {err}"
             outcome.rolled_back.extend(h for h in to_roll_back if h not in self._errors(rb))
-            self.emit("rollback", wave.name, f"rolled back {len(to_roll_back)} devices")
+            self.emit(DeployEvent(EventKind.ROLLBACK, wave.name, f"rolled back {len(to_roll_back)} devices"))
         to_confirm = [h for h in committed if h not in to_roll_back]
         confirm_errors = self._errors(self._run(to_confirm, self._confirm, wave.parallelism))
         failures.update(confirm_errors)
@@ -335,6 +353,12 @@ class Deployer:
             self.nr.close_connections(on_good=True, on_failed=True)
             self.journal.flush()  # every device file on disk when run() returns
         return outcome
+
+
+def _check_results(multi: MultiResult) -> list[CheckResult]:
+    """The post-check task's results, also when it failed (failed checks are a failed task with results)."""
+    value = host_outcome(multi).value
+    return value if isinstance(value, list) else []
 
 
 def _checks_json(results: list[CheckResult]) -> str:

@@ -23,12 +23,12 @@ import os
 import queue
 import secrets
 import threading
-from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from netfab.core.events import DeployEvent, EventKind, Listener
 from netfab.core.fs import atomic_write_text
 from netfab.core.redact import redact
 from netfab.render.writer import safe_relpath
@@ -78,8 +78,8 @@ class Journal:
         self.dir = root / safe_relpath(record.fabric).name / safe_relpath(record.run_id).name
         self.record = record
         self._secrets = secrets_
-        self.listener: Callable[[str, DeviceState], None] | None = None
-        """Called after every device state change (the CLI's progress bar hangs off it)."""
+        self.listener: Listener | None = None
+        """Gets a DEVICE_STATE event after every device state change (the CLI's progress bar hangs off it)."""
         self._lock = threading.Lock()
         self._states_fd: int | None = None
         self._folders: set[Path] = set()
@@ -152,7 +152,7 @@ class Journal:
                 self._states_fd = os.open(self.dir / "states.jsonl", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
             os.write(self._states_fd, line.encode("utf-8"))
         if self.listener is not None:
-            self.listener(device, state)
+            self.listener(DeployEvent(EventKind.DEVICE_STATE, device, rec.error if error else "", state=state))
 
     def finish(self, state: RunState, message: str = "") -> None:
         self.record.state = state

@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from nornir.core import Nornir
 from nornir.core.task import Result, Task
 
+from netfab.core.events import DeployEvent, EventKind, Listener
+from netfab.core.outcome import Err, host_outcome
 from netfab.core.redact import MASK, restore_secrets
 from netfab.deploy.connection import CONNECTION_NAME
 from netfab.deploy.journal import Journal
 
 
-def rollback_run(
-    nr: Nornir, journal: Journal, on_event: Callable[[str, str, str], None] | None = None
-) -> tuple[list[str], dict[str, str]]:
-    emit = on_event or (lambda kind, who, msg: None)
+def rollback_run(nr: Nornir, journal: Journal, on_event: Listener | None = None) -> tuple[list[str], dict[str, str]]:
+    def emit(device: str, message: str) -> None:
+        if on_event is not None:
+            on_event(DeployEvent(EventKind.ROLLBACK, device, journal.redact(message)))
+
     backups = {
         name: text
         for name, rec in journal.record.devices.items()
@@ -48,7 +49,7 @@ def rollback_run(
         if residue.strip():
             raise RuntimeError(f"still differs from the backup after restore:\n{residue}")
         journal.device_state(name, "rolled_back")
-        emit("rollback", name, "restored to the run's backup" if diff.strip() else "already at the run's backup")
+        emit(name, "restored to the run's backup" if diff.strip() else "already at the run's backup")
         return Result(host=task.host, changed=bool(diff.strip()))
 
     restored: list[str] = []
@@ -59,10 +60,9 @@ def rollback_run(
             agg = nr.filter(filter_func=lambda h, n=name: h.name == n).run(
                 task=restore, raise_on_error=False, on_good=True, on_failed=True
             )
-            multi = agg[name]
-            if multi.failed:
-                exc = multi[0].exception
-                failures[name] = f"{type(exc).__name__}: {exc}"
+            outcome = host_outcome(agg.get(name))
+            if isinstance(outcome, Err):
+                failures[name] = journal.redact(outcome.error)
             else:
                 restored.append(name)
     finally:

@@ -9,18 +9,17 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path
 
+from netfab.core.events import Advance
 from netfab.design.plan import DevicePlan, FabricPlan, ServerPlan
 from netfab.render.cabling import cabling_csv
 from netfab.render.device import render_device, render_server
 from netfab.render.inventory import inventory_files
 from netfab.render.writer import AtomicTree, safe_relpath
 
-Progress = Callable[[int], None]
 _PARALLEL_THRESHOLD = 200  # below this, forking costs more than it saves
 
 
@@ -91,7 +90,7 @@ def build(
     plan: FabricPlan,
     out_root: Path,
     selection: BuildSelection = BuildSelection(),
-    progress: Progress | None = None,
+    progress: Advance | None = None,
     workers: int | None = None,
 ) -> BuildResult:
     """Render and atomically write build/<fabric>/. Raises (and leaves the old tree) on any failure."""
@@ -132,7 +131,7 @@ def _render_parallel(
     servers: list[ServerPlan],
     staging: Path,
     workers: int,
-    progress: Progress | None,
+    progress: Advance | None,
     seeded: bool,
 ) -> int:
     global _JOB

@@ -7,6 +7,7 @@ import dataclasses
 from nornir.core import Nornir
 from nornir.core.task import Result, Task
 
+from netfab.core.outcome import Err, host_outcome
 from netfab.core.redact import redact
 from netfab.deploy.connection import CONNECTION_NAME
 from netfab.design.plan import FabricPlan
@@ -28,10 +29,10 @@ def verify_fabric(nr: Nornir, plan: FabricPlan, names: list[str]) -> list[CheckR
         nr.close_connections(on_good=True, on_failed=True)
     results: list[CheckResult] = []
     for host, multi in sorted(agg.items()):
-        if multi.failed:
-            exc = multi[0].exception
-            results.append(CheckResult(host, "CONNECT", "error", f"cannot check: {type(exc).__name__}: {exc}"))
+        outcome = host_outcome(multi)
+        if isinstance(outcome, Err):
+            results.append(CheckResult(host, "CONNECT", "error", f"cannot check: {outcome.error}"))
         else:
-            results.extend(multi[0].result)
+            results.extend(outcome.value)
     # Check messages quote device state (a neighbor's config line, an echoed error): masked before any report.
     return [dataclasses.replace(r, message=redact(r.message)) for r in results]

@@ -151,3 +151,11 @@ def test_an_output_error_wrapped_by_a_verb_is_still_exit_2(
         app_module.main()
     assert info.value.code == 2
     assert f"cannot write {tmp_path / 'runs' / 'run.json'}: Read-only file system" in capsys.readouterr().err
+
+
+def test_an_unwritable_deploy_events_file_is_exit_2_before_anything_starts(tmp_path: Path) -> None:
+    (tmp_path / "afile").write_text("")
+    res = netfab(tmp_path, "deploy", str(ROOT / "intent" / "lab.yaml"), "--events", "afile/events.jsonl")
+    assert res.returncode == 2, res.stderr
+    assert "cannot write afile/events.jsonl: Not a directory" in res.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]  # no build, no run journal

@@ -656,7 +656,7 @@ class Harness:
             confirm_timeout_s,
             settle_timeout_s=0,
             dry_run=dry_run,
-            on_event=lambda k, w, m: events.append((k, w, m)),
+            on_event=lambda e: events.append((e.kind.value, e.subject, e.message)),
             confirm_mode=confirm_mode,
         )
         return Run(deployer.run(waves), journal, events)
@@ -910,7 +910,7 @@ def test_nxos_client_confirm_commits_plainly_and_confirms_without_a_device_call(
     assert log[i + 5] == "copy run startup-config"
     assert "show interface" in log[i:]  # the post-check ran after the commit
     assert "  mtu 9216" in dev.running and dev.startup == dev.running
-    assert any("WITHOUT a device timer" in m for k, _, m in run.events if k == "device")
+    assert any("WITHOUT a device timer" in m for k, _, m in run.events if k == "note")
     assert run.state("leaf3") == "confirmed"
 
 

@@ -22,6 +22,7 @@ import pytest
 from napalm.base import NetworkDriver
 from napalm.base.exceptions import CommitError, ConnectionException, ReplaceConfigException
 
+from netfab.core.events import DeployEvent, EventKind, Fanout, JsonEvents, Listener
 from netfab.deploy import connection, engine
 from netfab.deploy.credentials import Credentials
 from netfab.deploy.engine import Deployer, DeployOutcome, DeviceArtifacts
@@ -161,6 +162,7 @@ class Rig:
         dry_run: bool = False,
         configs: dict[str, str] | None = None,
         run_id: str = "run1",
+        on_event: Listener | None = None,
         **kwargs: Any,
     ) -> Deployer:
         hosts = {n: {"hostname": n, "groups": ["platform_fake"]} for n in self.names}
@@ -187,7 +189,7 @@ class Rig:
             confirm_timeout_s=300,
             settle_timeout_s=0,  # one post-check poll: failures are decided at once
             dry_run=dry_run,
-            on_event=lambda k, w, m: self.events.append((k, w, m)),
+            on_event=on_event or (lambda e: self.events.append((e.kind.value, e.subject, e.message))),
             **kwargs,
         )
 
@@ -231,6 +233,46 @@ def test_happy_path_commits_with_timer_checks_then_confirms_on_one_connection(ri
         assert (devdir / "after.conf").read_text() == NEW.format(name=n)
         assert "+   mtu 9216" in (devdir / "diff.txt").read_text()
     assert sorted(w for k, w, _ in rig.events if k == "diff") == rig.names  # shown (threads: any order)
+
+
+def test_one_typed_channel_carries_host_tasks_waves_and_journal_states(rig: Rig) -> None:
+    """Per host from the Nornir processor, per wave from the engine, per state from the journal: one listener
+    type, fanned out to a list, a JSON Lines stream and a listener that breaks (it changes nothing)."""
+    import io
+    import json
+
+    seen: list[DeployEvent] = []
+    stream = io.StringIO()
+
+    def broken(event: DeployEvent) -> None:
+        raise BrokenPipeError("stdout closed")
+
+    channel = Fanout([broken, seen.append, JsonEvents(stream)])
+    rig.dev("leaf2").checks_pass = False
+    deployer = rig.deployer(two_waves(budget=1), on_event=channel)
+    assert rig.journal is not None
+    rig.journal.listener = channel
+    out = deployer.run(two_waves(budget=1))
+    assert sorted(out.changed) == ["leaf1", "leaf3", "spine1"] and out.rolled_back == ["leaf2"]
+
+    waves = [(e.kind, e.subject, e.ok) for e in seen if e.kind in (EventKind.WAVE_STARTED, EventKind.WAVE_FINISHED)]
+    assert waves == [
+        (EventKind.WAVE_STARTED, "leaves", None),
+        (EventKind.WAVE_FINISHED, "leaves", True),  # one failure within the budget of 1
+        (EventKind.WAVE_STARTED, "spines", None),
+        (EventKind.WAVE_FINISHED, "spines", True),
+    ]
+    tasks = {(e.subject, e.task): e.ok for e in seen if e.kind is EventKind.TASK_DONE}
+    assert tasks[("leaf1", "prepare")] and tasks[("leaf1", "commit")] and tasks[("leaf1", "confirm")]
+    assert tasks[("leaf2", "check")] is False and tasks[("leaf2", "rollback")] is True
+    states = [e.state for e in seen if e.kind is EventKind.DEVICE_STATE and e.subject == "leaf2"]
+    assert states == ["backed_up", "committed", "rolled_back"]
+    [check] = [e for e in seen if e.kind is EventKind.CHECK_FAILED]
+    assert check.subject == "leaf2" and "BGP session to spine1 is down" in check.message
+    lines = [json.loads(line) for line in stream.getvalue().splitlines()]
+    assert len(lines) == len(seen) and all(line["schema_version"] == 1 for line in lines)
+    [rolled] = [line for line in lines if line["kind"] == "device_state" and line["state"] == "rolled_back"]
+    assert rolled["subject"] == "leaf2" and isinstance(rolled["at"], float)
 
 
 def test_dry_run_diffs_and_journals_but_never_commits(rig: Rig) -> None:
@@ -369,7 +411,7 @@ def test_resume_after_a_killed_run_rolls_back_its_pending_commit_first(rig: Rig)
     assert leaf1.calls[:4] == ["open", "has_pending_commit", "rollback", "get_config"]
     assert (rig.journal.dir / "devices" / "leaf1" / "before.conf").read_text() == BASE.format(name="leaf1")  # type: ignore[union-attr]
     assert leaf1.running == configs["leaf1"] and not leaf1.pending
-    assert ("device", "leaf1", "rolled back a pending commit left by an interrupted run") in rig.events
+    assert ("note", "leaf1", "rolled back a pending commit left by an interrupted run") in rig.events
 
 
 def test_concurrent_state_changes_are_all_readable_after_a_kill(rig: Rig) -> None:
@@ -419,7 +461,7 @@ def test_no_timer_driver_in_client_mode_commits_plainly_and_netfab_rolls_back_it
     assert leaf1.calls.count("commit_config") == 2 and "confirm_commit" not in leaf1.calls
     assert leaf1.running == NEW.format(name="leaf1") and leaf1.revert_in is None
     assert leaf2.running == BASE.format(name="leaf2") and "rollback" in leaf2.calls
-    warn = [m for k, w, m in rig.events if k == "device" and w == "leaf1"]
+    warn = [m for k, w, m in rig.events if k == "note" and w == "leaf1"]
     assert any("WITHOUT a device timer" in m for m in warn)
 
 

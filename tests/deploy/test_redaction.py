@@ -20,6 +20,7 @@ import pytest
 import yaml
 from test_engine_flow import BASE, DEVICES, FakeDevice, FakeDriver, fake_check
 
+from netfab.core.events import DeployEvent
 from netfab.core.redact import MASK
 from netfab.deploy import connection, engine
 from netfab.deploy.credentials import Credentials
@@ -77,8 +78,13 @@ def test_secret_never_reaches_journal_output_logs_or_reprs(
         for n in NAMES
     }
 
-    def on_event(kind: str, who: str, message: str) -> None:  # as the CLI prints them
-        print(f"--- {who}\n{message}" if kind == "diff" else f"[{kind}] {who}: {message}", file=sys.stderr)
+    def on_event(event: DeployEvent) -> None:  # as the CLI prints them
+        text = (
+            f"--- {event.subject}\n{event.message}"
+            if event.kind == "diff"
+            else f"[{event.kind}] {event.subject}: {event.message}"
+        )
+        print(text, file=sys.stderr)
 
     deployer = Deployer(
         nr, type("Plan", (), {"devices": {n: type("D", (), {"name": n})() for n in NAMES}})(),  # type: ignore[arg-type]
