@@ -22,12 +22,15 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
-from conftest import NAME, FrrLab, sh
 
 from netfab.core import ssh
 from netfab.deploy.drivers.frr import FRRDriver
+
+if TYPE_CHECKING:  # the lab fixture's type; conftest is not importable by name at runtime
+    from conftest import FrrLab
 
 JUMP_NS = f"nfjmp{os.getpid()}"
 # 100.100.0.0/16 in /29 blocks by pid: A (root <-> bastion) and B (bastion <-> switch) are its two /30s.
@@ -56,6 +59,11 @@ class Jump:
         return FRRDriver(host, "root", "", timeout=10, optional_args=args)
 
 
+def sh(*args: str, check: bool = True, ns: str | None = None) -> str:
+    cmd = ["ip", "netns", "exec", ns, *args] if ns else list(args)
+    return subprocess.run(cmd, check=check, capture_output=True, text=True, timeout=60).stdout
+
+
 def _jns(*args: str, check: bool = True) -> str:
     return subprocess.run(
         ["ip", "netns", "exec", JUMP_NS, *args], check=check, capture_output=True, text=True, timeout=30
@@ -80,6 +88,7 @@ def fingerprint(public: str) -> str:
 @pytest.fixture(scope="module")
 def jump(frr_lab_module: FrrLab) -> Iterator[Jump]:
     lab = frr_lab_module
+    switch_ns = lab.root.name  # conftest names the namespace and its /var/tmp dir alike
     work = lab.root / "jump"
     work.mkdir(mode=0o700, exist_ok=True)
     procs: list[subprocess.Popen[bytes]] = []
@@ -88,7 +97,7 @@ def jump(frr_lab_module: FrrLab) -> Iterator[Jump]:
         sh("ip", "link", "add", f"{JUMP_NS}a", "type", "veth", "peer", "name", "eth0", "netns", JUMP_NS)
         sh("ip", "addr", "add", f"{ROOT_A}/30", "dev", f"{JUMP_NS}a")
         sh("ip", "link", "set", f"{JUMP_NS}a", "up")
-        sh("ip", "link", "add", f"{JUMP_NS}b", "type", "veth", "peer", "name", "jmp0", "netns", NAME)
+        sh("ip", "link", "add", f"{JUMP_NS}b", "type", "veth", "peer", "name", "jmp0", "netns", switch_ns)
         sh("ip", "link", "set", f"{JUMP_NS}b", "netns", JUMP_NS)
         for cmd in (
             ["ip", "link", "set", "lo", "up"],
@@ -102,8 +111,8 @@ def jump(frr_lab_module: FrrLab) -> Iterator[Jump]:
         # Nothing for B leaves this machine: the root namespace refuses it locally (no packet goes out by
         # the default route), so "not reachable directly" is real and harmless.
         sh("ip", "route", "add", "unreachable", str(_B))
-        sh("ip", "addr", "add", f"{SWITCH_B}/30", "dev", "jmp0", ns=True)
-        sh("ip", "link", "set", "jmp0", "up", ns=True)
+        sh("ip", "addr", "add", f"{SWITCH_B}/30", "dev", "jmp0", ns=switch_ns)
+        sh("ip", "link", "set", "jmp0", "up", ns=switch_ns)
 
         # The bastion: its own host key, the test client's key authorised, TCP forwarding allowed.
         sh("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(work / "bastion_key"))
@@ -132,7 +141,7 @@ def jump(frr_lab_module: FrrLab) -> Iterator[Jump]:
         )
         home_rc = Path(pwd.getpwnam("root").pw_dir) / ".bashrc"
         switch = subprocess.Popen(
-            ["ip", "netns", "exec", NAME, "unshare", "--mount", "--uts", "sh", "-c",
+            ["ip", "netns", "exec", switch_ns, "unshare", "--mount", "--uts", "sh", "-c",
              f"mount --bind {lab.run_dir} /run/frr && mount --bind {lab.etc_dir} /etc/frr && "
              f"hostname {lab.hostname} && {{ [ ! -f {home_rc} ] || mount --bind /dev/null {home_rc}; }} && "
              f"exec /usr/sbin/sshd -D -e -f {work / 'switch_config'} -E {work / 'switch.log'}"],
@@ -140,7 +149,7 @@ def jump(frr_lab_module: FrrLab) -> Iterator[Jump]:
         )  # fmt: skip
         procs.append(switch)
         _wait_listening(JUMP_NS, BASTION_A, bastion, work / "bastion.log")
-        _wait_listening(NAME, SWITCH_B, switch, work / "switch.log")
+        _wait_listening(switch_ns, SWITCH_B, switch, work / "switch.log")
 
         bastion_pub = " ".join((work / "bastion_key.pub").read_text().split()[:2])
         switch_pub = " ".join((ssh_dir / "host_key.pub").read_text().split()[:2])
@@ -159,7 +168,7 @@ def jump(frr_lab_module: FrrLab) -> Iterator[Jump]:
         with contextlib.suppress(Exception):
             sh("ip", "route", "del", "unreachable", str(_B), check=False)
             sh("ip", "link", "del", f"{JUMP_NS}a", check=False)
-            sh("ip", "link", "del", "jmp0", check=False, ns=True)
+            sh("ip", "link", "del", "jmp0", check=False, ns=switch_ns)
             sh("ip", "netns", "del", JUMP_NS, check=False)
         shutil.rmtree(work, ignore_errors=True)
 
