@@ -141,3 +141,23 @@ def test_partial_rebuild_does_not_write_through_a_planted_symlink(tmp_path: Path
     assert list(outside.iterdir()) == []
     assert (target / "hosts" / "h1.sh").read_text() == "echo hi\n" and not (target / "hosts").is_symlink()
     assert (target / "configs" / "leaf1.conf").read_text() == "one"  # the partial rebuild kept the rest
+
+
+def test_a_full_disk_while_swapping_the_tree_in_is_an_output_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # RELIABILITY_TRIAL F5: a full disk was "internal error ... a bug in netfab" (exit 3); OutputError is exit 2.
+    import errno
+
+    from netfab.core.fs import OutputError
+
+    def full(src: object, dst: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    target = tmp_path / "lab"
+    tree = AtomicTree(target)
+    tree.write("configs/leaf1.conf", "x")
+    monkeypatch.setattr(os, "replace", full)
+    with pytest.raises(OutputError) as err:
+        tree.commit()
+    assert err.value.path == target and "disk is full" in err.value.hint
