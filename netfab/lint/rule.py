@@ -13,11 +13,10 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, ClassVar
 
-from netfab.core.findings import Finding, Location, Severity
+from netfab.core.findings import Finding, Location, RuleInfo, Severity
 
 if TYPE_CHECKING:
     from netfab.lint.context import DataPath, LintContext
-    from netfab.report import RuleInfo
 
 RULE_ID = re.compile(r"^[A-Z]{2,5}\d{3}$")
 
@@ -73,9 +72,7 @@ class Rule:
 
     @classmethod
     def rule_info(cls) -> RuleInfo:
-        from netfab.report import RuleInfo
-
-        return RuleInfo(cls.id, cls.title, cls.severity, cls.doc())
+        return RuleInfo(cls.id, cls.title, cls.severity, cls.doc(), hint=cls.hint)
 
 
 def rule_problems(rule: type[Rule]) -> list[str]:

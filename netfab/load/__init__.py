@@ -21,11 +21,10 @@ LOAD004 empty file (note); LOAD005 merged whole intents (each with a topology) n
 for other findings.
 """
 
-from netfab.core.findings import Severity
+from netfab.core.findings import RuleInfo, Severity
 from netfab.load.merge import UNREADABLE_RULES, IntentSource, expand_paths, load_intent_source, merge_data
 from netfab.load.schema_errors import validation_findings
 from netfab.load.yamlsource import DataPath, SourceMap, dotted, parse_yaml_file, parse_yaml_text
-from netfab.report import RuleInfo
 
 _E, _W, _I = Severity.ERROR, Severity.WARNING, Severity.INFO
 

@@ -3,21 +3,21 @@
 GitHub's constraints drive the details: artifact URIs relative to %SRCROOT% so annotations land on files in
 the checkout, startLine >= 1 always (a finding without a line goes on line 1), and partialFingerprints that
 survive unrelated edits (no line numbers in them) so alerts are tracked across commits instead of reopened.
+SARIF is what code scanning turns into alerts, so it carries the problems only (fail, and checks that could
+not run); passes and skips are in the JSON and JUnit reports. A device finding without a file has no location.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
-from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from netfab.core.findings import Finding, Location, Severity, sorted_findings
-from netfab.report import ReportContext, RuleInfo
+from netfab.core.findings import Finding, Location, RuleInfo, Severity, Status
+from netfab.report import ReportContext, fingerprints, with_unknown_rules
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 SRCROOT = "%SRCROOT%"
@@ -25,27 +25,26 @@ _LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: 
 
 
 def render_sarif(findings: Sequence[Finding], context: ReportContext) -> str:
-    ordered = sorted_findings(list(findings))
-    rules = list(context.rules)
-    known = {rule.id for rule in rules}
-    # Every result must point at a rule in the driver; invent minimal metadata for ids nobody described.
-    for rule_id in sorted({f.rule_id for f in ordered} - known):
-        severity = max((f.severity for f in ordered if f.rule_id == rule_id), key=lambda s: s.rank)
-        rules.append(RuleInfo(rule_id, rule_id, severity, ""))
+    ids = fingerprints(findings, context)
+    problems = [(f, ids[i]) for i, f in enumerate(findings) if f.is_problem]
+    rules = with_unknown_rules([f for f, _ in problems], context.rules)
     index = {rule.id: i for i, rule in enumerate(rules)}
 
     driver: dict[str, Any] = {"name": "netfab", "version": context.tool_version or "0", "rules": []}
     if context.information_uri:
         driver["informationUri"] = context.information_uri
     driver["rules"] = [_rule(rule) for rule in rules]
-    seen: Counter[str] = Counter()
-    results = [_result(f, index[f.rule_id], context, seen) for f in ordered]
+    results = [_result(f, index[f.rule_id], context, fingerprint) for f, fingerprint in problems]
     run = {
         "tool": {"driver": driver},
         "originalUriBaseIds": {SRCROOT: {"uri": _directory_uri(context.root)}},
         "columnKind": "unicodeCodePoints",  # our columns count characters, as the YAML parser does
         "results": results,
     }
+    if context.verb != "lint":
+        # GitHub keeps one analysis per tool and category: without a category, uploading audit's SARIF would
+        # close every lint alert. Lint keeps the default category its alerts were first tracked under.
+        run["automationDetails"] = {"id": f"netfab/{context.verb}/"}
     document = {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
@@ -71,21 +70,27 @@ def camel_case(title: str) -> str:
     return "".join(word[0].upper() + word[1:] for word in re.findall(r"[A-Za-z0-9]+", title)) or "Rule"
 
 
-def _result(finding: Finding, rule_index: int, context: ReportContext, seen: Counter[str]) -> dict[str, Any]:
+def _result(finding: Finding, rule_index: int, context: ReportContext, fingerprint: str) -> dict[str, Any]:
     text = f"{finding.message}\nhint: {finding.hint}" if finding.hint else finding.message
     result: dict[str, Any] = {
         "ruleId": finding.rule_id,
         "ruleIndex": rule_index,
         "level": _LEVELS[finding.severity],
         "message": {"text": text},
-        "locations": [{"physicalLocation": _physical(finding.location, context)}],
-        "partialFingerprints": {"netfabFindingHash/v1": _fingerprint(finding, context, seen)},
+        "partialFingerprints": {"netfabFindingHash/v1": fingerprint},
     }
+    if finding.location.file:
+        result["locations"] = [{"physicalLocation": _physical(finding.location, context)}]
     if finding.related:
         result["relatedLocations"] = [
             {"id": i, "physicalLocation": _physical(loc, context), "message": {"text": "related location"}}
             for i, loc in enumerate(finding.related, start=1)
         ]
+    properties = {"status": finding.status.value} if finding.status is not Status.FAIL else {}
+    if finding.subject:
+        properties["device"] = finding.subject
+    if properties:
+        result["properties"] = properties
     return result
 
 
@@ -97,16 +102,6 @@ def _physical(location: Location, context: ReportContext) -> dict[str, Any]:
         artifact = {"uri": Path(location.file).absolute().as_uri()}
     region = {"startLine": max(1, location.line), "startColumn": max(1, location.column)}
     return {"artifactLocation": artifact, "region": region}
-
-
-def _fingerprint(finding: Finding, context: ReportContext, seen: Counter[str]) -> str:
-    # Rule, file and field path (or message) identify a finding independently of line shifts; a counter
-    # keeps identical ones (e.g. two tab findings in one file) distinct, like GitHub's own line hashes.
-    what = finding.path or finding.message
-    key = "\0".join((finding.rule_id, context.relpath(finding.location.file), what))
-    digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
-    seen[digest] += 1
-    return f"{digest}:{seen[digest]}"
 
 
 def _directory_uri(root: Path) -> str:

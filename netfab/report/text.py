@@ -1,7 +1,9 @@
-"""The human report: one ``path:line:col: severity[RULE] message`` line per finding, compiler style.
+"""The human report, one style for every verb: the verb's own overview (if any), then one
+``where: severity[RULE] message`` line per problem or skipped check, compiler style, then one summary line.
 
-That shape is what editors and terminals already turn into clickable links. `render_text` is plain text (for
-files and pipes); `render_rich` prints the same lines with colour on a rich Console.
+`where` is ``path:line:col`` for a finding in a file (what editors and terminals turn into links) and the
+device name for a finding about a device. Passing checks are counted in the summary, not listed.
+`render_text` is plain text (files and pipes); `render_rich` prints the same lines with colour.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
-from netfab.core.findings import Finding, Location, Severity, sorted_findings
+from netfab.core.findings import Finding, Severity, Status, sorted_findings
 from netfab.report import ReportContext, Summary
 
 if TYPE_CHECKING:
@@ -19,12 +21,11 @@ _STYLES = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO
 
 
 def render_text(findings: Sequence[Finding], context: ReportContext) -> str:
-    lines: list[str] = []
-    for finding in sorted_findings(list(findings)):
-        where = _where(finding.location, context)
-        lines.append(f"{where}: {finding.severity.value}[{finding.rule_id}] {finding.message}")
+    lines: list[str] = [context.preamble.rstrip("\n")] if context.preamble else []
+    for finding in _listed(findings):
+        lines.append(f"{context.where(finding)}: {_label(finding)}[{finding.rule_id}] {finding.message}")
         lines.extend(line for _, line in _detail_lines(finding, context))
-    lines.append(Summary.of(findings).sentence(len(context.files)))
+    lines.append(summary_line(findings, context))
     return "\n".join(lines) + "\n"
 
 
@@ -33,10 +34,13 @@ def render_rich(findings: Sequence[Finding], console: Console, context: ReportCo
     from rich.text import Text
 
     context = context or ReportContext()
-    for finding in sorted_findings(list(findings)):
+    if context.preamble:
+        console.print(Text(context.preamble.rstrip("\n")), soft_wrap=True, highlight=False)
+    for finding in _listed(findings):
         text = Text()
-        text.append(f"{_where(finding.location, context)}:", style="bold")
-        text.append(f" {finding.severity.value}", style=_STYLES[finding.severity])
+        text.append(f"{context.where(finding)}:", style="bold")
+        style = _STYLES[finding.severity] if finding.is_problem else "dim"
+        text.append(f" {_label(finding)}", style=style)
         text.append(f"[{finding.rule_id}]", style="dim")
         text.append(f" {finding.message}")
         console.print(text, soft_wrap=True, highlight=False)
@@ -44,15 +48,28 @@ def render_rich(findings: Sequence[Finding], console: Console, context: ReportCo
             console.print(Text(line, style="green" if kind == "hint" else "dim"), soft_wrap=True, highlight=False)
     summary = Summary.of(findings)
     style = "bold red" if summary.errors else "yellow" if summary.warnings else "green"
-    console.print(Text(summary.sentence(len(context.files)), style=style), highlight=False)
+    console.print(Text(summary_line(findings, context), style=style), soft_wrap=True, highlight=False)
+
+
+def summary_line(findings: Sequence[Finding], context: ReportContext) -> str:
+    return Summary.of(findings).sentence(len(context.files), len(context.subjects) or _devices(findings))
+
+
+def _devices(findings: Sequence[Finding]) -> int:
+    return len({f.subject for f in findings if f.subject})
+
+
+def _listed(findings: Sequence[Finding]) -> list[Finding]:
+    return [f for f in sorted_findings(list(findings)) if f.status is not Status.PASS]
+
+
+def _label(finding: Finding) -> str:
+    """The severity of a problem (lint's long-standing ``error[QOS001]``); ``skip`` for a skipped check."""
+    return finding.severity.value if finding.is_problem else finding.status.value
 
 
 def _detail_lines(finding: Finding, context: ReportContext) -> Iterator[tuple[str, str]]:
     if finding.hint:
         yield "hint", f"    hint: {finding.hint}"
     for related in finding.related:
-        yield "related", f"    see also: {_where(related, context)}"
-
-
-def _where(location: Location, context: ReportContext) -> str:
-    return str(Location(context.relpath(location.file), location.line, location.column))
+        yield "related", f"    see also: {context.at(related)}"

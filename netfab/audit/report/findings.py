@@ -11,8 +11,7 @@ import re
 from netfab.audit import describe
 from netfab.audit.facts.paths import device_keys
 from netfab.audit.model import AuditReport, DeviceAudit, Drift
-from netfab.core.findings import Finding, Location, Severity
-from netfab.report import RuleInfo
+from netfab.core.findings import Finding, Location, RuleInfo, Severity
 
 RULES = (
     RuleInfo("AUDIT-ECN", "ECN marking drift", Severity.ERROR, "ECN/WRED thresholds or marking differ."),

@@ -1,0 +1,56 @@
+"""The --format/-f and --output/-o options of every reporting verb (lint, verify, audit, analyze), and the one
+way a verb prints its report: same names, same choices, same meaning everywhere.
+
+--format picks the rendering of the verb's findings (netfab.report.ReportFormat); --output writes that report
+to a file, atomically (netfab.core.fs), instead of stdout. Output *directories* (analyze's and audit's --out) are another
+option. Kept free of heavy imports: `netfab lint` must start fast.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from netfab.core.findings import Finding
+from netfab.report import ReportContext, ReportFormat
+
+FormatOption = Annotated[
+    ReportFormat,
+    typer.Option("--format", "-f", case_sensitive=False, help="Report format (text is for people)."),
+]
+OutputOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--output", "-o", dir_okay=False, metavar="FILE", help="Write the report to FILE (atomically), not stdout."
+    ),
+]
+
+
+def report_context(verb: str, **fields: Any) -> ReportContext:
+    from netfab import __version__
+
+    return ReportContext(tool_version=__version__, verb=verb, **fields)
+
+
+def emit_report(fmt: ReportFormat, findings: Sequence[Finding], context: ReportContext, output: Path | None) -> None:
+    """Render and write the report: to FILE atomically (an unwritable FILE exits 2), else to stdout, with
+    colour when stdout is a terminal and the format is text."""
+    from netfab.report import render
+
+    if output is not None:
+        from netfab.core.fs import atomic_write_text
+
+        atomic_write_text(output, render(fmt.value, findings, context))  # OutputError: exit 2 (cli.app)
+    elif fmt is ReportFormat.TEXT and sys.stdout.isatty():
+        from rich.console import Console
+
+        from netfab.report.text import render_rich
+
+        render_rich(findings, Console(soft_wrap=True), context)  # never wrap mid-sentence
+    else:
+        sys.stdout.write(render(fmt.value, findings, context))
+        sys.stdout.flush()
