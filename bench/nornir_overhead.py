@@ -46,7 +46,8 @@ def child(hosts: int, rtt: float, workers: int, journal_root: Path) -> dict[str,
     from netfab.deploy.inventory import build_nornir
     from netfab.deploy.journal import DeviceRecord, Journal, RunRecord
     from netfab.deploy.waves import Wave
-    from netfab.verify.results import CheckResult
+    from netfab.verify.checks import CheckResult
+    from netfab.verify.results import check_result
 
     t_import = time.perf_counter()
     calls: dict[str, int] = {}
@@ -106,7 +107,7 @@ def child(hosts: int, rtt: float, workers: int, journal_root: Path) -> dict[str,
 
     def one_getter_check(dev: Any, conn: Any, plan: Any) -> list[CheckResult]:
         ok = conn.get_interfaces()["Ethernet1"]["mtu"] == 9216
-        return [CheckResult(dev.name, "INTERFACES", "pass" if ok else "fail", "Ethernet1 MTU")]
+        return [check_result(dev.name, "VERIFY-INTERFACES", "pass" if ok else "fail", "Ethernet1 MTU")]
 
     connection.resolve_driver = lambda name: SleepDriver  # type: ignore[assignment]
     engine.run_checks = one_getter_check  # type: ignore[assignment]

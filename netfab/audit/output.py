@@ -1,7 +1,7 @@
 """The audit dir (default build/<fabric>.audit/, beside the build: core.fs.verb_dir), written atomically: a new audit
 replaces the old one whole.
 
-    report.json                       the complete JSON report
+    report.json                       the JSON report (netfab's envelope; `details` is the complete record)
     report.txt                        the text report
     devices/<device>/diff.txt         the platform's own diff(s): hier_config unified, jsonpatch, frr-reload, kernel
     devices/<device>/<remediation>    remediation.cfg | remediation.set | patch.json | nvue-patch.yaml +
@@ -15,8 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from netfab.audit.model import AuditReport
-from netfab.audit.report.json_report import render_json
-from netfab.audit.report.text import render_text
+from netfab.audit.report import render
 from netfab.render.writer import AtomicTree, UnsafePath, safe_relpath
 
 
@@ -38,6 +37,6 @@ def write_audit_dir(report: AuditReport, out_dir: Path) -> list[str]:
                     tree.write(f"{base}/{safe_relpath(name)}", text)
             except UnsafePath:
                 refused.append(dev.device)
-        tree.write("report.json", render_json(report))
-        tree.write("report.txt", render_text(report))
+        tree.write("report.json", render("json", report))
+        tree.write("report.txt", render("text", report))
     return refused

@@ -7,7 +7,6 @@ Exit codes: 0 in sync (or every drifted device remediated and re-audited clean w
 
 from __future__ import annotations
 
-import sys
 import time
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
@@ -28,9 +27,11 @@ from netfab.cli.options import (
     RunsRoot,
     Strict,
 )
+from netfab.cli.report_options import FormatOption, OutputOption
 from netfab.core.exitcodes import ExitCode
 from netfab.core.fs import OutputError
-from netfab.core.validate import output_file, output_root, typer_callback
+from netfab.core.validate import output_root
+from netfab.report import ReportFormat
 
 if TYPE_CHECKING:  # heavy modules load inside the verb (CLI start-up stays fast)
     from netfab.audit.model import AuditReport, Collected
@@ -69,13 +70,8 @@ def audit(
     ),
     lab: LabTarget = None,
     inventory: Inventory = None,
-    output_format: str = typer.Option("text", "--format", help="text, json, junit, sarif or markdown."),
-    output: Path | None = typer.Option(
-        None,
-        "--output",
-        callback=typer_callback(output_file, "--output"),
-        help="Write the report here instead of stdout.",
-    ),
+    fmt: FormatOption = ReportFormat.TEXT,
+    output: OutputOption = None,
     remediate: bool = typer.Option(False, "--remediate", help="Deploy the intended config to drifted devices."),
     playbook: Path | None = typer.Option(
         None, "--playbook", help="Audit runbook: unmanaged sections, JSON excludes (default playbooks/audit.yaml)."
@@ -100,10 +96,6 @@ def audit(
 ) -> None:
     """Compare what runs with what the intent renders: drift grouped across the fleet, the platform's own diff
     per device, remediation files; --remediate pushes the intended config to drifted devices (commit-confirmed)."""
-    from netfab.audit.report import FORMATS
-
-    if output_format not in FORMATS:
-        raise _fail(f"unknown format {output_format!r}; choose one of {', '.join(FORMATS)}")
     if from_dir is not None and (lab is not None or remediate):
         raise _fail("--from-dir audits saved files: it cannot be combined with --lab or --remediate")
     if from_dir is not None and not from_dir.is_dir():
@@ -144,17 +136,15 @@ def audit(
         _remediate(report, plan, rules, where, _default_playbook("deploy.yaml", staging), runs, intent, confirm_timeout)
 
     from netfab.audit.output import write_audit_dir
-    from netfab.audit.report import render
-    from netfab.core.fs import atomic_write_text, verb_dir
+    from netfab.audit.report import context
+    from netfab.audit.report.findings import to_findings
+    from netfab.cli.report_options import emit_report
+    from netfab.core.fs import verb_dir
 
     # Beside build/<fabric>/, not inside it: every build (and so every deploy) replaces that tree wholesale.
     for name in write_audit_dir(report, out_dir or verb_dir(where.build_root, plan.name, "audit")):
         err_console.print(f"netfab audit: {name!r} cannot be a directory name; its files were not written")
-    text = render(output_format, report)
-    if output is not None:
-        atomic_write_text(output, text)
-    else:
-        sys.stdout.write(text)
+    emit_report(fmt, to_findings(report, report.locations), context(report, fmt.value), output)
     raise typer.Exit(_exit_code(report))
 
 

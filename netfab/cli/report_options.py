@@ -2,20 +2,21 @@
 way a verb prints its report: same names, same choices, same meaning everywhere.
 
 --format picks the rendering of the verb's findings (netfab.report.ReportFormat); --output writes that report
-to a file, atomically (netfab.core.fs), instead of stdout. Output *directories* (analyze's and audit's --out) are another
-option. Kept free of heavy imports: `netfab lint` must start fast.
+to a file, atomically (netfab.core.fs), instead of stdout. Output *directories* (analyze's and audit's --out)
+are another option. Kept free of heavy imports: `netfab lint` must start fast.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from netfab.core.findings import Finding
+from netfab.core.validate import output_file, typer_callback
 from netfab.report import ReportContext, ReportFormat
 
 FormatOption = Annotated[
@@ -25,7 +26,11 @@ FormatOption = Annotated[
 OutputOption = Annotated[
     Path | None,
     typer.Option(
-        "--output", "-o", dir_okay=False, metavar="FILE", help="Write the report to FILE (atomically), not stdout."
+        "--output",
+        "-o",
+        metavar="FILE",
+        callback=typer_callback(output_file, "--output"),  # a directory or unwritable place: exit 2 up front
+        help="Write the report to FILE (atomically), not stdout.",
     ),
 ]
 
@@ -54,3 +59,26 @@ def emit_report(fmt: ReportFormat, findings: Sequence[Finding], context: ReportC
     else:
         sys.stdout.write(render(fmt.value, findings, context))
         sys.stdout.flush()
+
+
+def at_device_configs(findings: Sequence[Finding], configs: Mapping[str, str]) -> list[Finding]:
+    """Device findings that name no file point at the device's config (`configs`: device -> file), so SARIF
+    and JUnit annotate the file an engineer opens; a finding with a file of its own keeps it."""
+    import dataclasses
+
+    from netfab.core.findings import Location
+
+    out = []
+    for f in findings:
+        if f.subject and not f.location.file and f.subject in configs:
+            f = dataclasses.replace(f, location=Location(configs[f.subject]))
+        out.append(f)
+    return out
+
+
+def built_configs(plan: Any, build_root: Path) -> dict[str, str]:
+    """device -> its rendered config under the build (what verify and an online audit compare against)."""
+    from netfab.audit.facts import primary_suffix
+
+    configs = build_root / plan.name / "configs"
+    return {name: str(configs / f"{name}{primary_suffix(dev.platform)}") for name, dev in plan.devices.items()}

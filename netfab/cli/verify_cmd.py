@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import sys
 from fnmatch import fnmatchcase
-from pathlib import Path
 
 import typer
 
 from netfab.cli.fleet import nornir_for
 from netfab.cli.options import DEFAULT_BUILD, BuildRoot, Intent, Inventory, LabTarget, Limit, Strict, Workers
+from netfab.cli.report_options import FormatOption, OutputOption
 from netfab.core.exitcodes import ExitCode
-from netfab.core.validate import output_file, typer_callback
+from netfab.report import ReportFormat
 
 
 def verify(
@@ -20,27 +19,20 @@ def verify(
     inventory: Inventory = None,
     build_root: BuildRoot = DEFAULT_BUILD,
     limit: Limit = None,
-    output_format: str = typer.Option("text", "--format", help="text, json or junit."),
-    output: Path | None = typer.Option(
-        None,
-        "--output",
-        callback=typer_callback(output_file, "--output"),
-        help="Write the report here instead of stdout.",
-    ),
+    fmt: FormatOption = ReportFormat.TEXT,
+    output: OutputOption = None,
     workers: Workers = 16,
     strict: Strict = False,
 ) -> None:
     """Check the running fabric against the plan: BGP peers, ECMP width, interfaces, cabling, QoS."""
-    from netfab.cli.pipeline import err_console, load_plan
-    from netfab.core.fs import atomic_write_text
+    from netfab.cli.pipeline import load_plan
+    from netfab.cli.report_options import at_device_configs, built_configs, emit_report, report_context
     from netfab.deploy.target import build_root_for, resolve_target
     from netfab.render.build import build as run_build
-    from netfab.verify.results import failed, render_json, render_junit, render_text
+    from netfab.verify.checks import RULES
+    from netfab.verify.results import failed
     from netfab.verify.run import verify_fabric
 
-    if output_format not in ("text", "json", "junit"):
-        err_console.print(f"netfab verify: unknown format {output_format!r}")
-        raise typer.Exit(ExitCode.USAGE)
     loaded = load_plan(intent, strict=strict, lab=lab is not None)
     plan = loaded.plan
     build_root = build_root_for(build_root, lab)
@@ -48,12 +40,8 @@ def verify(
     target = resolve_target(plan, build_root, lab, inventory or [])
     nr = nornir_for(plan, target, workers=workers)
     names = [d for d in plan.devices if limit is None or fnmatchcase(d, limit)]
-    results = verify_fabric(nr, plan, names)
-    text = {"text": render_text, "json": render_json, "junit": render_junit}[output_format](results)
-    if output:
-        atomic_write_text(output, text)
-    else:
-        sys.stdout.write(text)
+    results = at_device_configs(verify_fabric(nr, plan, names), built_configs(plan, build_root))
+    emit_report(fmt, results, report_context("verify", rules=RULES), output)
     raise typer.Exit(ExitCode.FINDINGS if failed(results) else ExitCode.OK)
 
 

@@ -32,8 +32,8 @@ from netfab.deploy.drivers.protocol import StagesCompanions
 from netfab.deploy.journal import Journal
 from netfab.deploy.waves import Wave
 from netfab.design.plan import FabricPlan
-from netfab.verify.checks import run_checks
-from netfab.verify.results import CheckResult, failed
+from netfab.verify.checks import CheckResult, run_checks
+from netfab.verify.results import failed
 
 ConfirmMode = Literal["device", "client"]
 """device: every commit must carry the device's own confirm timer. client: drivers without one are allowed;
@@ -362,6 +362,9 @@ def _check_results(multi: MultiResult) -> list[CheckResult]:
 
 
 def _checks_json(results: list[CheckResult]) -> str:
-    from netfab.verify.results import render_json
+    from netfab import __version__
+    from netfab.report import ReportContext, render
+    from netfab.verify.checks import RULES
 
-    return render_json(results)
+    # The same JSON envelope `netfab verify --format json` writes, so one parser reads both.
+    return render("json", results, ReportContext(tool_version=__version__, verb="verify", rules=RULES))

@@ -49,6 +49,7 @@ class ReportContext:
     details: Mapping[str, Any] | None = None  # the verb's own document: the JSON envelope's "details"
     preamble: str = ""  # the verb's own overview, printed before the finding lines (analyze's tables...)
     markdown: str = ""  # the verb's own markdown document, when it has one (audit)
+    text_limit: int | None = None  # at most this many finding lines in text (a fleet can drift everywhere)
 
     def relpath(self, file: str | Path) -> str:
         """`file` relative to the root with forward slashes; unchanged (but posix) when outside the root."""

@@ -1,7 +1,7 @@
 """The markdown report, for a pull-request comment or a change ticket: the summary and a table of problems.
 
-A verb with a richer document of its own (audit: fleet groups, per-device diffs) passes it in
-``ReportContext.markdown`` and the problems table follows it, so every verb's markdown ends the same way.
+A verb with a richer document of its own (audit: fleet groups, per-device drift and diffs) passes it in
+``ReportContext.markdown``; the shared summary line follows it (its per-device lists already hold the rows).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ def render_markdown(findings: Sequence[Finding], context: ReportContext) -> str:
     listed = [f for f in findings if f.is_problem or f.status is Status.SKIP]
     out = [context.markdown.rstrip("\n"), ""] if context.markdown else [f"# netfab {context.verb}", ""]
     out += [f"**{_cell(summary_line(findings, context))}**", ""]
-    if listed:
+    if listed and not context.markdown:
         out += ["| where | status | rule | message | hint |", "|---|---|---|---|---|"]
         for f in listed:
             where = context.where(f)

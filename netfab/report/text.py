@@ -21,10 +21,13 @@ _STYLES = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO
 
 
 def render_text(findings: Sequence[Finding], context: ReportContext) -> str:
-    lines: list[str] = [context.preamble.rstrip("\n")] if context.preamble else []
-    for finding in _listed(findings):
+    lines: list[str] = [context.preamble.rstrip("\n"), ""] if context.preamble else []
+    listed, more = _listed(findings, context)
+    for finding in listed:
         lines.append(f"{context.where(finding)}: {_label(finding)}[{finding.rule_id}] {finding.message}")
         lines.extend(line for _, line in _detail_lines(finding, context))
+    if more:
+        lines.append(_more(more))
     lines.append(summary_line(findings, context))
     return "\n".join(lines) + "\n"
 
@@ -35,8 +38,9 @@ def render_rich(findings: Sequence[Finding], console: Console, context: ReportCo
 
     context = context or ReportContext()
     if context.preamble:
-        console.print(Text(context.preamble.rstrip("\n")), soft_wrap=True, highlight=False)
-    for finding in _listed(findings):
+        console.print(Text(context.preamble.rstrip("\n") + "\n"), soft_wrap=True, highlight=False)
+    listed, more = _listed(findings, context)
+    for finding in listed:
         text = Text()
         text.append(f"{context.where(finding)}:", style="bold")
         style = _STYLES[finding.severity] if finding.is_problem else "dim"
@@ -46,6 +50,8 @@ def render_rich(findings: Sequence[Finding], console: Console, context: ReportCo
         console.print(text, soft_wrap=True, highlight=False)
         for kind, line in _detail_lines(finding, context):
             console.print(Text(line, style="green" if kind == "hint" else "dim"), soft_wrap=True, highlight=False)
+    if more:
+        console.print(Text(_more(more), style="dim"), soft_wrap=True, highlight=False)
     summary = Summary.of(findings)
     style = "bold red" if summary.errors else "yellow" if summary.warnings else "green"
     console.print(Text(summary_line(findings, context), style=style), soft_wrap=True, highlight=False)
@@ -59,8 +65,17 @@ def _devices(findings: Sequence[Finding]) -> int:
     return len({f.subject for f in findings if f.subject})
 
 
-def _listed(findings: Sequence[Finding]) -> list[Finding]:
-    return [f for f in sorted_findings(list(findings)) if f.status is not Status.PASS]
+def _listed(findings: Sequence[Finding], context: ReportContext) -> tuple[list[Finding], int]:
+    """The findings text lists (all but passes), cut at context.text_limit; and how many were left out."""
+    listed = [f for f in sorted_findings(list(findings)) if f.status is not Status.PASS]
+    limit = context.text_limit
+    if limit is None or len(listed) <= limit:
+        return listed, 0
+    return listed[:limit], len(listed) - limit
+
+
+def _more(count: int) -> str:
+    return f"... {count} more findings: see the JSON report"
 
 
 def _label(finding: Finding) -> str:

@@ -1,17 +1,22 @@
 """Post-checks derived from the plan, run against one open NAPALM connection per device.
 
-Each check is a small class (ANTA style): an id, a title, and `run(device, conn, plan)` returning results.
-A check that needs a getter the platform's driver lacks says 'skip' with the reason; it never passes
-silently.
+Each check is a small class (ANTA style): an id, a title, a docstring that `netfab rules` shows, and
+`run(device, conn, plan)` returning results (netfab Findings with a status). A check that needs a getter
+the platform's driver lacks says 'skip' with the reason; it never passes silently. Ids share audit's
+scheme, VERIFY-<AREA>, so `netfab rules VERIFY-BGP` names the verb that reports it.
 """
 
 from __future__ import annotations
 
+import inspect
 from typing import Any, ClassVar
 
+from netfab.core.findings import Finding, RuleInfo, Severity, Status
 from netfab.deploy.drivers.protocol import ReadsQosState, ReadsRouteEcmpWidth
 from netfab.design.plan import DevicePlan, FabricPlan
-from netfab.verify.results import CheckResult, Status
+from netfab.verify.results import check_result
+
+CheckResult = Finding  # what a check returns: the one result type of every verb
 
 
 class Check:
@@ -22,9 +27,13 @@ class Check:
         raise NotImplementedError
 
     def result(
-        self, dev: DevicePlan, status: Status, message: str, expected: Any = None, actual: Any = None
+        self, dev: DevicePlan, status: Status | str, message: str, expected: Any = None, actual: Any = None
     ) -> CheckResult:
-        return CheckResult(dev.name, self.id, status, message, expected, actual)
+        return check_result(dev.name, self.id, status, message, expected, actual)
+
+    @classmethod
+    def rule_info(cls) -> RuleInfo:
+        return RuleInfo(cls.id, cls.title, Severity.ERROR, inspect.cleandoc(cls.__doc__ or cls.title))
 
 
 def _peer_key(neighbor_interface: str, address: str | None) -> str:
@@ -34,7 +43,7 @@ def _peer_key(neighbor_interface: str, address: str | None) -> str:
 class BgpSessions(Check):
     """BGP sessions to exactly the intended peers are Established."""
 
-    id = "BGP-SESSIONS"
+    id = "VERIFY-BGP"
     title = "BGP sessions to exactly the intended peers are Established"
 
     def run(self, dev: DevicePlan, conn: Any, plan: FabricPlan) -> list[CheckResult]:
@@ -65,7 +74,7 @@ class BgpSessions(Check):
 class InterfacesUp(Check):
     """Every planned interface is up with the intended MTU."""
 
-    id = "INTERFACES"
+    id = "VERIFY-INTERFACES"
     title = "interfaces are up with the intended MTU"
 
     def run(self, dev: DevicePlan, conn: Any, plan: FabricPlan) -> list[CheckResult]:
@@ -93,7 +102,7 @@ class InterfacesUp(Check):
 class EcmpWidth(Check):
     """Routes to every remote leaf's loopback use as many next hops as the leaf has uplinks."""
 
-    id = "ECMP-WIDTH"
+    id = "VERIFY-ECMP"
     title = "ECMP width to remote leaves is as designed"
 
     def run(self, dev: DevicePlan, conn: Any, plan: FabricPlan) -> list[CheckResult]:
@@ -117,7 +126,7 @@ class EcmpWidth(Check):
 class Cabling(Check):
     """Interface peers match the cabling plan (from LLDP, or the BGP peer seen on each fabric port)."""
 
-    id = "CABLING"
+    id = "VERIFY-CABLING"
     title = "neighbors match the cabling plan"
 
     def run(self, dev: DevicePlan, conn: Any, plan: FabricPlan) -> list[CheckResult]:
@@ -130,7 +139,7 @@ class Cabling(Check):
             seen = peers.get(i.peer_address or i.name, {})
             rid = seen.get("remote_id")
             if not rid or rid == "0.0.0.0":
-                continue  # no session: BGP-SESSIONS reports it
+                continue  # no session: VERIFY-BGP reports it
             actual = by_router_id.get(rid, rid)
             if actual != i.peer_device:
                 out.append(
@@ -183,7 +192,7 @@ class Cabling(Check):
 class QosState(Check):
     """QoS state is present where the platform can show it."""
 
-    id = "QOS"
+    id = "VERIFY-QOS"
     title = "QoS state is present where the platform can show it"
 
     def run(self, dev: DevicePlan, conn: Any, plan: FabricPlan) -> list[CheckResult]:
@@ -193,7 +202,7 @@ class QosState(Check):
         out = []
         for key, expected in state.get("expected", {}).items():
             actual = state.get("actual", {}).get(key)
-            status: Status = "pass" if actual == expected else "fail"
+            status = Status.PASS if actual == expected else Status.FAIL
             out.append(self.result(dev, status, f"{key}: {actual} (intended {expected})", expected, actual))
         for note in state.get("notes", []):
             out.append(self.result(dev, "skip", note))
@@ -211,5 +220,19 @@ def run_checks(
         try:
             results.extend(check.run(dev, conn, plan))
         except Exception as exc:  # a getter failing is a result about that device, not a crash of the run
-            results.append(CheckResult(dev.name, check.id, "error", f"{type(exc).__name__}: {exc}"))
+            results.append(check_result(dev.name, check.id, Status.ERROR, f"{type(exc).__name__}: {exc}"))
     return results
+
+
+CONNECT_ID = "VERIFY-CONNECT"
+RULES: tuple[RuleInfo, ...] = (
+    *(check.rule_info() for check in ALL_CHECKS),
+    RuleInfo(
+        CONNECT_ID,
+        "device reachable for checks",
+        Severity.ERROR,
+        "netfab could open a session to the device and read its state. When it cannot, none of the other "
+        "checks ran on that device: the result is an error (unknown), not a failure.",
+        hint="check the inventory address, credentials and that the device's SSH/API service is up",
+    ),
+)

@@ -50,20 +50,28 @@ def test_saved_intended_configs_are_in_sync(eos: Path) -> None:
     assert (eos / "build" / "lab.audit" / "report.json").is_file()
 
 
-def test_drift_exits_1_with_grouped_findings_and_remediation_files(eos: Path) -> None:
+def test_drift_exits_1_with_grouped_findings_and_remediation_files(eos: Path, check_report_json, check_sarif) -> None:
     saved = fresh(eos, "drifted")
     for name in ("leaf2", "leaf4"):
         path = saved / f"{name}.cfg"
         path.write_text(path.read_text().replace("maximum-threshold 1500 kbytes", "maximum-threshold 400 kbytes"))
     res = netfab(eos, "audit", "intent.yaml", "--from-dir", "drifted", "--format", "json", "--out", "audit-out")
     assert res.returncode == 1, res.stderr
-    report = json.loads(res.stdout)
+    envelope = check_report_json(res.stdout, "audit")
+    assert {(f["rule_id"], f["subject"]) for f in envelope["findings"]} == {
+        ("AUDIT-ECN", "leaf2"),
+        ("AUDIT-ECN", "leaf4"),
+    }
+    assert envelope["findings"][0]["location"]["file"] == "drifted/leaf2.cfg"
+    report = envelope["details"]
     [group] = report["groups"]
     assert group["message"] == (
         "ECN Kmax on queue 3 (qos profile NETFAB-LOSSLESS) is 400 KB on leaf2 and leaf4; the intent says 1,500 KB"
     )
     fix = (eos / "audit-out" / "devices" / "leaf2" / "remediation.cfg").read_text()
     assert "maximum-threshold 1500 kbytes" in fix and "no random-detect" not in fix
+    sarif = netfab(eos, "audit", "intent.yaml", "--from-dir", "drifted", "-f", "sarif", "--out", "audit-out")
+    assert sarif.returncode == 1 and len(check_sarif(sarif.stdout)["runs"][0]["results"]) == 2
 
 
 @pytest.mark.parametrize("fmt", ["text", "markdown", "junit", "sarif"])
@@ -78,13 +86,14 @@ def test_a_missing_saved_config_is_unreadable_input(eos: Path) -> None:
     (saved / "spine2.cfg").unlink()
     res = netfab(eos, "audit", "intent.yaml", "--from-dir", "partial")
     assert res.returncode == 2
-    assert "! spine2: could not be audited: no saved running config partial/spine2.cfg" in res.stdout
+    line = "spine2: error[AUDIT-UNREADABLE] could not be audited: no saved running config partial/spine2.cfg"
+    assert line in res.stdout.splitlines()
 
 
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--format", "yaml"], "unknown format 'yaml'"),
+        (["--format", "yaml"], "'yaml' is not one of 'text', 'json', 'junit', 'sarif', 'markdown'"),
         (["--from-dir", "nowhere"], "--from-dir nowhere: not a directory"),
         (["--from-dir", "running", "--remediate"], "cannot be combined with --lab or --remediate"),
         (["--from-dir", "running", "--limit", "router*"], "--limit 'router*' matches no device"),

@@ -47,13 +47,26 @@ def test_text_reads_top_down(report: AuditReport) -> None:
         "(2 findings in 2 groups), 1 unreadable"
     )
     assert "  1. BGP maximum-paths is 8 on leaf2; the intent says 64" in lines
-    assert "  ! leaf3: could not be audited: cannot collect: ConnectionException: timed out" in lines
     assert "--- leaf2 (frr, leaf, rail 2): 2 drifted facts" in lines
     assert "    sysctl net.ipv4.fib_multipath_hash_policy = 0; host script: 1" in lines
+    # then, in the style every verb shares, one line per finding and the summary line
+    assert lines[-4:] == [
+        "leaf2: error[AUDIT-BGP] BGP maximum-paths is 8; the intent says 64 (bgp.max_paths)",
+        "leaf2: error[AUDIT-HASH] ECMP hash fields (ipv4) is dst_ip,src_ip; the intent says "
+        "dst_ip,dst_port,ip_protocol,src_ip,src_port (hash.fields[ipv4])",
+        "leaf3: error[AUDIT-UNREADABLE] could not be audited: cannot collect: ConnectionException: timed out",
+        "3 errors, 0 warnings on 2 devices",
+    ]
 
 
-def test_json_is_the_complete_record(report: AuditReport) -> None:
-    data = json.loads(render("json", report))
+def test_json_is_the_complete_record(report: AuditReport, check_report_json) -> None:
+    envelope = check_report_json(render("json", report), "audit")
+    assert envelope["summary"]["errors"] == 3 and envelope["summary"]["error"] == 1  # leaf3: unknown, not drift
+    by_rule = {f["rule_id"]: f for f in envelope["findings"]}
+    assert by_rule["AUDIT-BGP"]["subject"] == "leaf2"
+    assert (by_rule["AUDIT-BGP"]["actual"], by_rule["AUDIT-BGP"]["expected"]) == (8, 64)
+    assert by_rule["AUDIT-UNREADABLE"]["status"] == "error"
+    data = envelope["details"]
     assert data["summary"] == {"devices": 3, "in_sync": 1, "drift": 1, "unreadable": 1, "findings": 2, "groups": 2}
     leaf2 = data["devices"]["leaf2"]
     assert {d["path"] for d in leaf2["drift"]} == {"bgp.max_paths", "hash.fields[ipv4]"}
@@ -62,15 +75,18 @@ def test_json_is_the_complete_record(report: AuditReport) -> None:
     assert data["groups"][0]["members"][0]["device"] == "leaf2"
 
 
-def test_junit_has_a_case_per_device(report: AuditReport) -> None:
-    suite = ET.fromstring(render("junit", report))
-    assert (suite.get("tests"), suite.get("failures"), suite.get("errors")) == ("3", "1", "1")
-    failure = suite.find("testcase[@name='leaf2']/failure")
+def test_junit_has_a_case_per_area_and_device(report: AuditReport) -> None:
+    root = ET.fromstring(render("junit", report))
+    # every audited device gets a case per drift area, so the dashboard shows the whole fleet
+    assert (root.get("tests"), root.get("failures"), root.get("errors")) == ("24", "2", "1")
+    failure = root.find(".//testcase[@name='AUDIT-HASH: leaf2']/failure")
     assert failure is not None and "hash.fields[ipv4]" in (failure.text or "")
+    assert root.find(".//testcase[@name='AUDIT-UNREADABLE: leaf3']/error") is not None
+    assert list(root.find(".//testcase[@name='AUDIT-HASH: leaf1']")) == []  # in sync: a passing case
 
 
-def test_sarif_results_point_at_the_device_file(report: AuditReport) -> None:
-    sarif = json.loads(render("sarif", report))
+def test_sarif_results_point_at_the_device_file(report: AuditReport, check_sarif) -> None:
+    sarif = check_sarif(render("sarif", report))
     results = sarif["runs"][0]["results"]
     assert sorted(r["ruleId"] for r in results) == ["AUDIT-BGP", "AUDIT-HASH", "AUDIT-UNREADABLE"]
     uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in results}
@@ -81,10 +97,11 @@ def test_markdown_table(report: AuditReport) -> None:
     md = render("markdown", report)
     assert md.startswith("# Drift audit: lab\n")
     assert "| 1 | BGP maximum-paths is 8 on leaf2; the intent says 64 | leaf2 |" in md
+    assert md.endswith("\n\n**3 errors, 0 warnings on 2 devices**\n")
 
 
 def test_unknown_format() -> None:
-    assert FORMATS == ("text", "json", "junit", "sarif", "markdown")
+    assert FORMATS == ("text", "json", "junit", "sarif", "markdown")  # the shared vocabulary
     with pytest.raises(ValueError, match="unknown report format"):
         render("yaml", AuditReport("f", "s", [], {}, []))
 

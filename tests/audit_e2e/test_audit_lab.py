@@ -36,7 +36,9 @@ KMIN = ("leaf2", "interface[swp1].queue[3].ecn.kmin_bytes")
 def run_json(lab: RunningLab, *args: str) -> tuple[int, dict[str, Any]]:
     res = lab.netfab("audit", str(lab.intent), "--lab", lab.prefix, "--format", "json", *args, timeout=600)
     assert res.stdout.strip(), res.stderr
-    return res.returncode, json.loads(res.stdout)
+    envelope = json.loads(res.stdout)
+    assert envelope["verb"] == "audit" and envelope["schema_version"] == 2
+    return res.returncode, envelope["details"]  # the complete audit record
 
 
 def found(report: dict[str, Any]) -> dict[tuple[str, str], tuple[Any, Any]]:

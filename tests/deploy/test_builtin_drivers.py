@@ -51,7 +51,8 @@ from netfab.deploy.inventory import build_nornir
 from netfab.deploy.journal import DeviceRecord, Journal, RunRecord, load_run
 from netfab.deploy.waves import Wave
 from netfab.render.inventory import NAPALM_DRIVERS
-from netfab.verify.results import CheckResult
+from netfab.verify.checks import CheckResult
+from netfab.verify.results import check_result
 
 RECORDED = Path(__file__).parent / "recorded"
 
@@ -600,7 +601,7 @@ def interface_check(driver: str) -> Callable[..., list[CheckResult]]:
         got = conn.get_interfaces()[IFACE[driver]]
         ok = got["is_up"] and got["mtu"] == 9216
         msg = f"{IFACE[driver]} is_up={got['is_up']} mtu={got['mtu']}"
-        return [CheckResult(dev.name, "INTERFACES", "pass" if ok else "fail", msg, 9216, got["mtu"])]
+        return [check_result(dev.name, "VERIFY-INTERFACES", "pass" if ok else "fail", msg, 9216, got["mtu"])]
 
     return run_checks
 

@@ -29,7 +29,8 @@ from netfab.deploy.engine import Deployer, DeployOutcome, DeviceArtifacts
 from netfab.deploy.inventory import build_nornir
 from netfab.deploy.journal import DeviceRecord, Journal, JournalError, RunRecord, interrupted_runs, load_run
 from netfab.deploy.waves import Wave
-from netfab.verify.results import CheckResult
+from netfab.verify.checks import CheckResult
+from netfab.verify.results import check_result
 
 BASE = "hostname {name}\ninterface Ethernet1\n   mtu 9214\n"
 NEW = "hostname {name}\ninterface Ethernet1\n   mtu 9216\n"
@@ -138,9 +139,9 @@ def fake_check(messages: dict[str, str] | None = None) -> Callable[..., list[Che
     def run_checks(dev: Any, conn: FakeDriver, plan: Any) -> list[CheckResult]:
         conn._call("check")
         if conn.dev.checks_pass:
-            return [CheckResult(dev.name, "FAKE", "pass", "ok")]
+            return [check_result(dev.name, "FAKE", "pass", "ok")]
         msg = (messages or {}).get(dev.name, "BGP session to spine1 is down")
-        return [CheckResult(dev.name, "FAKE", "fail", msg)]
+        return [check_result(dev.name, "FAKE", "fail", msg)]
 
     return run_checks
 

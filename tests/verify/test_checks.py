@@ -9,10 +9,12 @@ from typing import Any
 import pytest
 import yaml
 
+from netfab.cli.report_options import report_context
 from netfab.design import FabricPlan, design
 from netfab.intent import Intent
-from netfab.verify.checks import BgpSessions, Cabling, EcmpWidth, InterfacesUp, QosState, run_checks
-from netfab.verify.results import failed, render_junit
+from netfab.report import render
+from netfab.verify.checks import RULES, BgpSessions, Cabling, EcmpWidth, InterfacesUp, QosState, run_checks
+from netfab.verify.results import failed
 
 INTENT = Path(__file__).resolve().parents[2] / "intent" / "lab.yaml"
 
@@ -134,5 +136,5 @@ def test_a_crashing_getter_is_an_error_result_not_a_crash(plan: FabricPlan) -> N
     conn.get_interfaces = boom  # type: ignore[method-assign]
     results = run_checks(plan.devices["leaf1"], conn, plan)
     errors = [r for r in results if r.status == "error"]
-    assert [(r.check, r.message) for r in errors] == [("INTERFACES", "ConnectionError: session dropped")]
-    assert "<error" in render_junit(results)
+    assert [(r.rule_id, r.message) for r in errors] == [("VERIFY-INTERFACES", "ConnectionError: session dropped")]
+    assert "<error" in render("junit", results, report_context("verify", rules=RULES))

@@ -1,7 +1,8 @@
-"""Drift as netfab Findings (rule id, severity, message, file), so SARIF uses the same renderer as lint.
+"""Drift as netfab Findings (rule id, status, severity, message, device, file): every format renders these.
 
 Rule ids name the domain area that drifted; the location is the file the running config came from (saved
-copy) or, online, the intended config in the build, so a CI annotation lands on that device's file.
+copy) or, online, the intended config in the build, so a CI annotation lands on that device's file. A
+device that could not be read is an AUDIT-UNREADABLE finding with status error: its drift is unknown.
 """
 
 from __future__ import annotations
@@ -11,8 +12,9 @@ import re
 from netfab.audit import describe
 from netfab.audit.facts.paths import device_keys
 from netfab.audit.model import AuditReport, DeviceAudit, Drift
-from netfab.core.findings import Finding, Location, RuleInfo, Severity
+from netfab.core.findings import Finding, Location, RuleInfo, Severity, Status
 
+UNREADABLE = "AUDIT-UNREADABLE"
 RULES = (
     RuleInfo("AUDIT-ECN", "ECN marking drift", Severity.ERROR, "ECN/WRED thresholds or marking differ."),
     RuleInfo("AUDIT-PFC", "PFC drift", Severity.ERROR, "PFC priorities or the PFC watchdog differ from the intent."),
@@ -42,12 +44,14 @@ def area(path: str) -> str:
 
 
 def _message(dev: DeviceAudit, d: Drift) -> str:
+    # The device is the finding's subject (every format shows it); the message names the part of it.
     keys = device_keys(d.path)
-    where = f"{dev.device} {keys[-1]}" if keys else dev.device
+    where = f"{keys[-1]}: " if keys else ""
     label = describe.label(d.path)
+    detail = f" [{', '.join(d.detail)}]" if d.detail else ""
     return (
-        f"{where}: {label} is {describe.value(d.path, d.actual)}; the intent says "
-        f"{describe.value(d.path, d.intended)} ({d.path})"
+        f"{where}{label} is {describe.value(d.path, d.actual)}; the intent says "
+        f"{describe.value(d.path, d.intended)} ({d.path}){detail}"
     )
 
 
@@ -56,7 +60,20 @@ def to_findings(report: AuditReport, locations: dict[str, str]) -> list[Finding]
     for dev in sorted(report.devices, key=lambda x: x.device):
         where = Location(locations.get(dev.device, dev.origin or dev.device))
         if dev.status == "unreadable":
-            out.append(Finding("AUDIT-UNREADABLE", Severity.ERROR, f"{dev.device}: {dev.error}", where))
+            message = f"could not be audited: {dev.error}"
+            out.append(Finding(UNREADABLE, Severity.ERROR, message, where, status=Status.ERROR, subject=dev.device))
         for d in dev.drifts:
-            out.append(Finding(area(d.path), Severity.ERROR, _message(dev, d), where, path=f"{dev.device}:{d.path}"))
+            message = _message(dev, d)
+            out.append(
+                Finding(
+                    area(d.path),
+                    Severity.ERROR,
+                    message,
+                    where,
+                    path=f"{dev.device}:{d.path}",
+                    subject=dev.device,
+                    expected=d.intended,
+                    actual=d.actual,
+                )
+            )
     return out

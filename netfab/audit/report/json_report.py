@@ -1,16 +1,16 @@
-"""The JSON report: everything the audit knows, keyed by name (never by list position)."""
+"""The audit record: everything the audit knows, keyed by name (never by list position).
+
+It is the `details` of the audit's JSON envelope (netfab.report.json_report), beside the shared summary and
+findings; its own `summary` keeps the fleet counts (devices, in sync, drifted, unreadable, groups).
+"""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from netfab import __version__
 from netfab.audit import describe
 from netfab.audit.group import device_index, group_details, notes_by_text, sentence
 from netfab.audit.model import AuditReport
-
-SCHEMA_VERSION = 1
 
 
 def summary(report: AuditReport) -> dict[str, int]:
@@ -66,8 +66,6 @@ def as_dict(report: AuditReport) -> dict[str, Any]:
             "remediation": sorted(dev.remediation),
         }
     return {
-        "schema_version": SCHEMA_VERSION,
-        "tool": {"name": "netfab", "version": __version__},
         "fabric": report.fabric,
         "source": report.source,
         "seconds": round(report.seconds, 3),
@@ -78,7 +76,3 @@ def as_dict(report: AuditReport) -> dict[str, Any]:
         "devices": devices,
         "remediation": report.remediation_outcome,
     }
-
-
-def render_json(report: AuditReport) -> str:
-    return json.dumps(as_dict(report), indent=2, sort_keys=False, default=str) + "\n"

@@ -1,8 +1,9 @@
-"""The text report: the fleet picture first (grouped drift, notes), then one section per drifted device."""
+"""The audit's text overview: the fleet picture first (grouped drift, notes), then a section per drifted device
+with the platform's own diff. netfab.report.text follows it with one line per finding and the summary line,
+the style every verb shares, so the drifted facts themselves are listed once, as findings."""
 
 from __future__ import annotations
 
-from netfab.audit import describe
 from netfab.audit.group import device_index, group_details, notes_by_text, sentence
 from netfab.audit.model import AuditReport, DeviceAudit
 from netfab.audit.report.json_report import summary
@@ -39,11 +40,6 @@ def trimmed(text: str, limit: int = RAW_LINES) -> list[str]:
 
 def device_lines(dev: DeviceAudit, report: AuditReport, indent: str = "  ") -> list[str]:
     out = []
-    for d in dev.drifts:
-        line = f"{indent}{d.path}: {describe.value(d.path, d.actual)} (intent: {describe.value(d.path, d.intended)})"
-        if d.detail:
-            line += f" [{', '.join(d.detail)}]"
-        out.append(line)
     for raw in dev.raw:
         if raw.text.strip():
             out.append(f"{indent}{raw.kind} diff:")
@@ -54,15 +50,13 @@ def device_lines(dev: DeviceAudit, report: AuditReport, indent: str = "  ") -> l
     return out
 
 
-def render_text(report: AuditReport) -> str:
+def render_overview(report: AuditReport) -> str:
     out = [headline(report)]
     by_device = device_index(report.devices)
     if report.groups:
         out += ["", "Drift across the fleet (most devices first):"]
         for n, g in enumerate(report.groups, start=1):
             out.append(f"  {n}. {sentence(g, report.meta, group_details(g, by_device))}")
-    for dev in report.unreadable:
-        out.append(f"  ! {dev.device}: could not be audited: {dev.error}")
     notes = notes_by_text(report.devices)
     if notes:
         out += ["", "Notes:"]
