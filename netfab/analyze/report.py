@@ -1,13 +1,59 @@
-"""The text report: a rendering of analysis.json's data (nothing here computes; it only formats the dict).
+"""The analysis as a report: its rules, and the text overview rendered from analysis.json's data (nothing
+here computes; it only formats the dict).
 
 Keeping text a pure function of the JSON document means a script reading the JSON sees every figure an
-engineer reads on the terminal, and the two can never disagree.
+engineer reads on the terminal, and the two can never disagree. The findings (ANALYZE001-005) follow the
+overview in the style every verb shares (netfab.report.text); the JSON report is the shared envelope with
+this document as its details.
 """
 
 from __future__ import annotations
 
 import json
 from typing import Any
+
+from netfab.core.findings import RuleInfo, Severity
+
+RULES: tuple[RuleInfo, ...] = (
+    RuleInfo(
+        "ANALYZE001",
+        "ECMP collisions tax the collective",
+        Severity.WARNING,
+        "The ECMP collision model says hash collisions on the busiest uplinks cost the job's collective more "
+        "than 25 % of every step at p99. A collective is a barrier: its slowest flow sets the step time.",
+        hint="more QPs per GPU pair, hash on the RoCE UDP source port or QP, or adaptive routing/spraying",
+    ),
+    RuleInfo(
+        "ANALYZE002",
+        "PFC headroom takes most of the buffer",
+        Severity.WARNING,
+        "PFC headroom for every lossless port and priority reserves most of the switch's planning buffer, "
+        "leaving little shared buffer to absorb bursts.",
+        hint="shorten the longest cables, drop a lossless priority, or use a platform with a shared headroom pool",
+    ),
+    RuleInfo(
+        "ANALYZE003",
+        "lab disagrees with the ECMP model",
+        Severity.ERROR,
+        "`netfab analyze --lab`: the kernel spread measured in the namespace lab falls outside the model's "
+        "band (or a configuration the model calls deterministic spread flows).",
+        hint="check the leaf runs the policy the check set and nothing else sends over its uplinks",
+    ),
+    RuleInfo(
+        "ANALYZE004",
+        "kernel-hash replica differs from the kernel",
+        Severity.WARNING,
+        "`netfab analyze --lab`: netfab's replica of the kernel's multipath hash did not predict every measured split.",
+        hint="compare the replica with `ip route get` for the same flows",
+    ),
+    RuleInfo(
+        "ANALYZE005",
+        "lab hash sysctls not restored",
+        Severity.ERROR,
+        "`netfab analyze --lab` changes a leaf's multipath hash sysctls while it measures and could not put them back.",
+        hint="re-run the leaf's rendered script, or netfab lab down/up",
+    ),
+)
 
 TIER_NAMES = {
     "leaf_up": "leaf -> spine",
@@ -55,7 +101,6 @@ def render_text(doc: dict[str, Any], files: list[str] | None = None) -> str:
     lines += _capacity(doc["capacity"])
     lines += _lossless(doc["lossless"])
     lines += _ecmp(doc["ecmp"])
-    lines += _findings(doc["findings"])
     if files:
         lines += ["", "written: " + ", ".join(files)]
     return "\n".join(lines).rstrip() + "\n"
@@ -169,14 +214,3 @@ def _describe(s: dict[str, Any]) -> str:
     if s["ideal_balance"]:
         return "adaptive routing / spraying (ideal)"
     return "+".join(s["hash_fields"])
-
-
-def _findings(findings: list[dict[str, Any]]) -> list[str]:
-    if not findings:
-        return ["FINDINGS  none"]
-    lines = ["FINDINGS"]
-    for f in findings:
-        lines.append(f"  {f['severity']}[{f['rule_id']}] {f['message']}")
-        if f["hint"]:
-            lines.append(f"    hint: {f['hint']}")
-    return lines

@@ -1,4 +1,4 @@
-"""`netfab analyze INTENT [--out DIR] [--format text|json] [--trials N] [--seed S] [--pattern P] [--job-gpus N]
+"""`netfab analyze INTENT [--out DIR] [-f FORMAT] [-o FILE] [--trials N] [--seed S] [--pattern P] [--job-gpus N]
 [--lab PREFIX [--lab-flows N] [--lab-batches B]]`.
 
 What a design does to a collective's tail before any hardware exists: capacity and oversubscription, the
@@ -10,7 +10,6 @@ ECMP model is also held against a running namespace lab (netfab.analyze.labcheck
 from __future__ import annotations
 
 import json
-import sys
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,16 +17,13 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from netfab.cli.options import Intent, check_lab_prefix
+from netfab.cli.report_options import FormatOption, OutputOption
 from netfab.core.exitcodes import ExitCode
+from netfab.report import ReportFormat
 
 if TYPE_CHECKING:
     from netfab.cli.pipeline import Loaded
     from netfab.core.findings import Finding
-
-
-class Format(StrEnum):
-    TEXT = "text"
-    JSON = "json"
 
 
 class PatternChoice(StrEnum):
@@ -44,8 +40,9 @@ class PlacementChoice(StrEnum):
 
 def analyze(
     intent: Intent,
-    out: Path | None = typer.Option(None, "--out", "-o", help="Output directory (default: build/<fabric>.analysis)."),
-    fmt: Format = typer.Option(Format.TEXT, "--format", "-f", help="What to print on stdout."),
+    out: Path | None = typer.Option(None, "--out", help="Output directory (default: build/<fabric>.analysis)."),
+    fmt: FormatOption = ReportFormat.TEXT,
+    output: OutputOption = None,
     trials: int = typer.Option(1000, "--trials", min=1, max=1_000_000, help="ECMP trials (random per-QP draws)."),
     seed: int = typer.Option(1, "--seed", min=0, help="Seed for every random draw: same seed, same report."),
     pattern: PatternChoice = typer.Option(PatternChoice.RING, "--pattern", help="Collective traffic pattern."),
@@ -87,10 +84,11 @@ def analyze(
     from netfab.analyze.output import UnsafeOutput, default_out_dir
     from netfab.analyze.plot_load import link_load_svg
     from netfab.analyze.plot_topology import topology_svg
-    from netfab.analyze.report import render_json, render_text
+    from netfab.analyze.report import RULES, render_json, render_text
     from netfab.analyze.run import AnalysisInputError, AnalyzeOptions
     from netfab.analyze.run import analyze as run_analysis
     from netfab.cli.pipeline import err_console, load_plan
+    from netfab.cli.report_options import emit_report, report_context
     from netfab.core.findings import has_errors
     from netfab.core.fs import write_files
 
@@ -127,18 +125,18 @@ def analyze(
     if lab is not None:
         lab_doc, lab_found, lab_written = _lab_check(loaded, lab, lab_flows, lab_batches, seed, out_dir)
         findings += lab_found
-    if fmt == Format.JSON:
-        if lab_doc is None:
-            sys.stdout.write(files["analysis.json"])
-        else:
-            sys.stdout.write(json.dumps({"analysis": doc, "lab_check": lab_doc}, indent=2, sort_keys=True) + "\n")
-    else:
-        sys.stdout.write(render_text(doc, [str(p) for p in written]))
-        if lab_doc is not None:
-            from netfab.analyze.labcheck import render_lab_text
+    overview = render_text(doc, [str(p) for p in written])
+    if lab_doc is not None:
+        from netfab.analyze.labcheck import render_lab_text
 
-            sys.stdout.write("\n" + render_lab_text(lab_doc))
-            sys.stdout.write(f"written: {', '.join(map(str, lab_written))}\n")
+        overview += "\n" + render_lab_text(lab_doc) + f"written: {', '.join(map(str, lab_written))}\n"
+    context = report_context(
+        "analyze",
+        rules=RULES,
+        details={"analysis": doc, "lab_check": lab_doc},
+        preamble=overview,
+    )
+    emit_report(fmt, findings, context, output)
     if has_errors(findings, strict=strict):
         raise typer.Exit(ExitCode.FINDINGS)
 

@@ -22,6 +22,7 @@ CheckResult = Finding  # what a check returns: the one result type of every verb
 class Check:
     id: ClassVar[str]
     title: ClassVar[str]
+    hint: ClassVar[str] = ""
 
     def run(self, dev: DevicePlan, conn: Any, plan: FabricPlan) -> list[CheckResult]:
         raise NotImplementedError
@@ -33,7 +34,7 @@ class Check:
 
     @classmethod
     def rule_info(cls) -> RuleInfo:
-        return RuleInfo(cls.id, cls.title, Severity.ERROR, inspect.cleandoc(cls.__doc__ or cls.title))
+        return RuleInfo(cls.id, cls.title, Severity.ERROR, inspect.cleandoc(cls.__doc__ or cls.title), hint=cls.hint)
 
 
 def _peer_key(neighbor_interface: str, address: str | None) -> str:
@@ -41,7 +42,13 @@ def _peer_key(neighbor_interface: str, address: str | None) -> str:
 
 
 class BgpSessions(Check):
-    """BGP sessions to exactly the intended peers are Established."""
+    """BGP sessions to exactly the intended peers are Established.
+
+    For every BGP neighbor in the device's plan, the session exists, is Established and the peer answers
+    with the planned AS; a peer the plan does not have fails too (a miscabled or leftover session).
+    """
+
+    hint = "compare `show bgp summary` with the cabling plan; a wrong AS usually means a miscabled port"
 
     id = "VERIFY-BGP"
     title = "BGP sessions to exactly the intended peers are Established"
@@ -72,7 +79,13 @@ class BgpSessions(Check):
 
 
 class InterfacesUp(Check):
-    """Every planned interface is up with the intended MTU."""
+    """Every planned interface is up with the intended MTU.
+
+    A fabric port that is down or carries a smaller MTU than the plan (9216 on links) drops RoCE frames
+    or fragments the underlay; both fail.
+    """
+
+    hint = "check the optic and cable of a down port; re-deploy to fix an MTU"
 
     id = "VERIFY-INTERFACES"
     title = "interfaces are up with the intended MTU"
@@ -100,7 +113,14 @@ class InterfacesUp(Check):
 
 
 class EcmpWidth(Check):
-    """Routes to every remote leaf's loopback use as many next hops as the leaf has uplinks."""
+    """Routes to every remote leaf's loopback use as many next hops as the leaf has uplinks.
+
+    Fewer next hops than uplinks means ECMP is not spreading over the whole fabric (a session down, or
+    maximum-paths too small): the remaining links carry more flows and the collective's tail grows. Skipped
+    where the platform's driver cannot show per-route next hops.
+    """
+
+    hint = "check BGP multipath (maximum-paths) and the sessions on every uplink"
 
     id = "VERIFY-ECMP"
     title = "ECMP width to remote leaves is as designed"
@@ -124,7 +144,13 @@ class EcmpWidth(Check):
 
 
 class Cabling(Check):
-    """Interface peers match the cabling plan (from LLDP, or the BGP peer seen on each fabric port)."""
+    """Interface peers match the cabling plan (from LLDP, or the BGP peer seen on each fabric port).
+
+    On fabric ports the BGP router id behind each port must be the planned peer device; on host ports the
+    server NIC seen in ARP must be the one the plan puts there (rail order matters to the collective).
+    """
+
+    hint = "swap the cables to match cabling.csv, or fix the plan if the cabling is intended"
 
     id = "VERIFY-CABLING"
     title = "neighbors match the cabling plan"
@@ -190,7 +216,13 @@ class Cabling(Check):
 
 
 class QosState(Check):
-    """QoS state is present where the platform can show it."""
+    """QoS state is present where the platform can show it.
+
+    The lossless and ECN state the driver can read back (kernel hash policy, PFC, ECN marking) equals the
+    intended values; what a platform cannot show is reported as skip, never as a pass.
+    """
+
+    hint = "re-deploy the device, then `netfab audit` it to see which QoS lines drifted"
 
     id = "VERIFY-QOS"
     title = "QoS state is present where the platform can show it"

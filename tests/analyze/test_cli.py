@@ -34,15 +34,18 @@ def test_text_report_and_files(tmp_path: Path) -> None:
         ET.fromstring((tmp_path / svg).read_text())
 
 
-def test_json_on_stdout_is_the_file_and_seeded_runs_are_identical(tmp_path: Path) -> None:
+def test_json_on_stdout_holds_the_file_and_seeded_runs_are_identical(tmp_path: Path, check_report_json) -> None:
     args = [str(INTENTS / "lab.yaml"), "--format", "json", "--trials", "300", "--pattern", "tree"]
     code, first = _run(*args, "--seed", "7", "--out", str(tmp_path / "a"))
     assert code == 0
     _, second = _run(*args, "--seed", "7", "--out", str(tmp_path / "b"))
-    assert first == second == (tmp_path / "a" / "analysis.json").read_text()
+    assert first == second
+    envelope = check_report_json(first, "analyze")
+    assert envelope["details"]["lab_check"] is None
+    doc = envelope["details"]["analysis"]
+    assert doc == json.loads((tmp_path / "a" / "analysis.json").read_text())
     _, other = _run(*args, "--seed", "8", "--out", str(tmp_path / "c"))
-    assert json.loads(other)["parameters"]["seed"] == 8
-    doc = json.loads(first)
+    assert json.loads(other)["details"]["analysis"]["parameters"]["seed"] == 8
     assert doc["parameters"]["pattern"] == "tree"
     assert {s["key"] for s in doc["ecmp"]["scenarios"]} >= {"intent", "qp1_5tuple", "qp16_spraying"}
 
@@ -92,3 +95,21 @@ def test_strict_turns_an_analysis_warning_into_exit_1(tmp_path: Path) -> None:
     assert [f["rule_id"] for f in json.loads(out)["findings"]] == ["ANALYZE001"]
     code, _ = _run(*args, "--strict", "--out", str(tmp_path / "b"))
     assert code == 1
+
+
+def test_every_format_reports_the_findings(tmp_path: Path, check_report_json, check_sarif) -> None:
+    intent = (INTENTS / "lab.yaml").read_text().replace("qps_per_gpu_pair: 4", "qps_per_gpu_pair: 1")
+    (tmp_path / "lab1.yaml").write_text(intent)
+    args = [str(tmp_path / "lab1.yaml"), "--pattern", "alltoall", "--trials", "200", "--out", str(tmp_path / "a")]
+    code, text = _run(*args)
+    assert code == 0 and "CAPACITY" in text
+    assert text.splitlines()[-1] == "0 errors, 1 warning in 1 file"  # the summary line every verb ends with
+    assert any(line.startswith(f"{tmp_path / 'lab1.yaml'}: warning[ANALYZE001] ") for line in text.splitlines())
+    code, out = _run(*args, "-f", "sarif", "-o", str(tmp_path / "r.sarif"))
+    assert code == 0 and out == ""
+    [result] = check_sarif((tmp_path / "r.sarif").read_text())["runs"][0]["results"]
+    assert result["ruleId"] == "ANALYZE001" and result["level"] == "warning"
+    code, junit = _run(*args, "-f", "junit")
+    assert ET.fromstring(junit).find(".//testcase[@classname='netfab.analyze.ANALYZE001']") is not None
+    code, md = _run(*args, "-f", "markdown")
+    assert md.startswith("# netfab analyze\n") and "`ANALYZE001`" in md

@@ -144,7 +144,7 @@ def test_cli_writes_lab_check_json(running_lab: RunningLab) -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
     printed = json.loads(proc.stdout)
     written = json.loads((out / "lab-check.json").read_text())
-    assert printed["lab_check"] == written
+    assert printed["verb"] == "analyze" and printed["details"]["lab_check"] == written
     assert written["summary"]["agrees"] and written["sysctls"]["restored"]
     assert [c["label"] for c in written["configs"]] == [
         "policy 0 (L3)",

@@ -16,6 +16,7 @@ from netfab.cli import app as app_module
 from netfab.cli.rules_cmd import render_markdown, rule_docs
 from netfab.cli.schema_cmd import schema_text
 from netfab.lint import default_registry
+from netfab.report.schema import report_schema_text
 
 UPDATE = os.environ.get("NETFAB_UPDATE_GOLDEN") == "1"
 runner = CliRunner()
@@ -176,7 +177,11 @@ def test_schema_command(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("relpath", "generate"),
-    [("docs/rules.md", lambda: render_markdown(rule_docs())), ("docs/intent.schema.json", schema_text)],
+    [
+        ("docs/rules.md", lambda: render_markdown(rule_docs())),
+        ("docs/intent.schema.json", schema_text),
+        ("docs/report.schema.json", report_schema_text),
+    ],
 )
 def test_generated_docs_are_current(relpath: str, generate: object) -> None:
     """Regenerate with NETFAB_UPDATE_GOLDEN=1 (or `netfab rules --format markdown`, `netfab schema -o`)."""

@@ -138,3 +138,30 @@ def test_a_crashing_getter_is_an_error_result_not_a_crash(plan: FabricPlan) -> N
     errors = [r for r in results if r.status == "error"]
     assert [(r.rule_id, r.message) for r in errors] == [("VERIFY-INTERFACES", "ConnectionError: session dropped")]
     assert "<error" in render("junit", results, report_context("verify", rules=RULES))
+
+
+def test_every_format_of_a_verify_run_validates(plan: FabricPlan, check_report_json, check_sarif) -> None:
+    """Verify reports through the shared writers: the JSON envelope and SARIF validate against their schemas,
+    JUnit parses even when a device sends an ANSI escape, and text uses the one style."""
+    import xml.etree.ElementTree as ET
+
+    from netfab.verify.results import check_result
+
+    conn = HealthyDevice(plan, "leaf1")
+    conn.get_interfaces = lambda: {i.name: {"is_up": True, "mtu": 1500} for i in conn.dev.interfaces}  # type: ignore[method-assign]
+    results = run_checks(plan.devices["leaf1"], conn, plan)
+    results.append(check_result("spine1", "VERIFY-CONNECT", "error", "cannot check: \x1b[31mTimeoutError\x1b[0m"))
+    context = report_context("verify", rules=RULES)
+    envelope = check_report_json(render("json", results, context), "verify")
+    mtu = next(f for f in envelope["findings"] if f["rule_id"] == "VERIFY-INTERFACES" and f["status"] == "fail")
+    assert (mtu["subject"], mtu["expected"], mtu["actual"]) == ("leaf1", 9216, 1500)
+    assert envelope["summary"]["pass"] > 0 and envelope["summary"]["error"] == 1
+    sarif = check_sarif(render("sarif", results, context))
+    assert {r["ruleId"] for r in sarif["runs"][0]["results"]} == {"VERIFY-INTERFACES", "VERIFY-CONNECT"}
+    assert sarif["runs"][0]["automationDetails"]["id"] == "netfab/verify/"
+    root = ET.fromstring(render("junit", results, context))
+    assert root.find(".//testcase[@name='VERIFY-CONNECT: spine1']/error") is not None
+    text = render("text", results, context).splitlines()
+    assert text[0].startswith("leaf1: error[VERIFY-INTERFACES] ") and "MTU is 1500, intended 9216" in text[0]
+    assert text[-1].endswith("could not run") and "passed" in text[-1]
+    assert all(r.id.startswith("VERIFY-") and r.doc for r in RULES)  # one id scheme, every check documented

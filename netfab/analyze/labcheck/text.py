@@ -128,6 +128,4 @@ def _summary(doc: dict[str, Any]) -> list[str]:
         f"(the intent renders policy {doc['intent_hash']['policy']}, fields {doc['intent_hash']['fields_mask']})"
     )
     lines += [f"  note: {n}" for n in doc["notes"]]
-    for f in doc.get("findings", []):
-        lines.append(f"  {f['rule_id']} {f['severity']}: {f['message']}" + (f" ({f['hint']})" if f["hint"] else ""))
-    return lines
+    return lines  # the findings are printed after the report, in the style every verb shares

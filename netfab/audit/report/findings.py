@@ -15,15 +15,37 @@ from netfab.audit.model import AuditReport, DeviceAudit, Drift
 from netfab.core.findings import Finding, Location, RuleInfo, Severity, Status
 
 UNREADABLE = "AUDIT-UNREADABLE"
+_FIX = (
+    "`netfab audit --remediate` pushes the intended config (commit-confirmed), or fix the intent if the device is right"
+)
 RULES = (
-    RuleInfo("AUDIT-ECN", "ECN marking drift", Severity.ERROR, "ECN/WRED thresholds or marking differ."),
-    RuleInfo("AUDIT-PFC", "PFC drift", Severity.ERROR, "PFC priorities or the PFC watchdog differ from the intent."),
-    RuleInfo("AUDIT-QOS", "QoS drift", Severity.ERROR, "DSCP mapping, trust, queues or scheduling differ."),
-    RuleInfo("AUDIT-HASH", "ECMP hash drift", Severity.ERROR, "ECMP hash fields or seed differ from the intent."),
-    RuleInfo("AUDIT-BGP", "BGP drift", Severity.ERROR, "BGP ASN, neighbors, networks or paths differ."),
-    RuleInfo("AUDIT-INTERFACE", "interface drift", Severity.ERROR, "An interface or its MTU/address differs."),
-    RuleInfo("AUDIT-CONFIG", "config drift", Severity.ERROR, "Configuration netfab renders differs (other lines)."),
-    RuleInfo("AUDIT-UNREADABLE", "not audited", Severity.ERROR, "The running config could not be read or parsed."),
+    RuleInfo("AUDIT-ECN", "ECN marking drift", Severity.ERROR, "ECN/WRED thresholds or marking differ.", hint=_FIX),
+    RuleInfo(
+        "AUDIT-PFC",
+        "PFC drift",
+        Severity.ERROR,
+        "PFC priorities or the PFC watchdog differ from the intent.",
+        hint=_FIX,
+    ),
+    RuleInfo("AUDIT-QOS", "QoS drift", Severity.ERROR, "DSCP mapping, trust, queues or scheduling differ.", hint=_FIX),
+    RuleInfo(
+        "AUDIT-HASH", "ECMP hash drift", Severity.ERROR, "ECMP hash fields or seed differ from the intent.", hint=_FIX
+    ),
+    RuleInfo("AUDIT-BGP", "BGP drift", Severity.ERROR, "BGP ASN, neighbors, networks or paths differ.", hint=_FIX),
+    RuleInfo(
+        "AUDIT-INTERFACE", "interface drift", Severity.ERROR, "An interface or its MTU/address differs.", hint=_FIX
+    ),
+    RuleInfo(
+        "AUDIT-CONFIG", "config drift", Severity.ERROR, "Configuration netfab renders differs (other lines).", hint=_FIX
+    ),
+    RuleInfo(
+        UNREADABLE,
+        "not audited",
+        Severity.ERROR,
+        "The running config could not be read or parsed, so the device's drift is unknown (the audit is "
+        "incomplete and exits 2).",
+        hint="check the device is reachable (or the saved file exists) and that its config parses",
+    ),
 )
 
 _AREAS = (
