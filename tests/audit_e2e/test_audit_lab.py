@@ -124,9 +124,9 @@ def test_remediate_fixes_exactly_the_drifted_switches(audit_lab: RunningLab) -> 
     assert sh(audit_lab, "leaf4", "sysctl", "-n", "net.ipv4.fib_multipath_hash_policy").strip() == "1"
 
 
-def test_a_second_audit_is_clean(audit_lab: RunningLab) -> None:
+def test_a_second_audit_is_clean(audit_lab: RunningLab, check_report_json) -> None:
     rc, report = run_json(audit_lab)
     assert rc == 0, found(report)
     verify = audit_lab.netfab("verify", str(audit_lab.intent), "--lab", audit_lab.prefix, "--format", "json")
-    summary = json.loads(verify.stdout)["summary"]
+    summary = check_report_json(verify.stdout, "verify")["summary"]
     assert verify.returncode == 0 and summary["fail"] == 0, verify.stdout

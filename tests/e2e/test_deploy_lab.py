@@ -79,7 +79,7 @@ def test_dry_run_changes_nothing(lab: RunningLab) -> None:
     assert last_run(lab)["state"] == "dry_run"
 
 
-def test_deploy_a_change_and_verify_it(lab: RunningLab) -> None:
+def test_deploy_a_change_and_verify_it(lab: RunningLab, check_report_json) -> None:
     change = override(lab, "paths32", {"underlay": {"max_paths": 32}})
     res = lab.netfab("deploy", str(lab.intent), str(change), "--lab", lab.prefix, "--confirm-timeout", "120")
     assert res.returncode == 0, res.stderr
@@ -90,8 +90,10 @@ def test_deploy_a_change_and_verify_it(lab: RunningLab) -> None:
     assert {d["state"] for d in run["devices"].values()} == {"confirmed"}
     verify = lab.netfab("verify", str(lab.intent), str(change), "--lab", lab.prefix, "--format", "json")
     assert verify.returncode == 0, verify.stdout
-    summary = json.loads(verify.stdout)["summary"]
+    envelope = check_report_json(verify.stdout, "verify")
+    summary = envelope["summary"]
     assert summary["fail"] == 0 and summary["pass"] > 0
+    assert {f["rule_id"] for f in envelope["findings"]} >= {"VERIFY-BGP", "VERIFY-INTERFACES"}
     # The journal holds before/after/diff per device, and no secret material.
     run_dir = sorted((lab.work / "runs" / "lab").iterdir())[-1]
     assert "maximum-paths 32" in (run_dir / "devices" / "leaf1" / "after.conf").read_text()

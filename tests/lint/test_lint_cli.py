@@ -104,16 +104,16 @@ def test_unreadable_input_and_bad_usage_exit_2(tmp_path: Path) -> None:
     assert invoke("lint")[0] == 2
 
 
-def test_json_report(broken: Path) -> None:
+def test_json_report(broken: Path, check_report_json) -> None:
     code, out = invoke("lint", "--format", "json", str(broken))
-    doc = json.loads(out)
+    doc = check_report_json(out, "lint")
     assert code == 1 and doc["summary"]["errors"] >= 1
     assert all(f["location"]["line"] >= 1 for f in doc["findings"])
 
 
-def test_sarif_report(broken: Path) -> None:
+def test_sarif_report(broken: Path, check_sarif) -> None:
     code, out = invoke("lint", "--format", "sarif", str(broken))
-    run = json.loads(out)["runs"][0]
+    run = check_sarif(out)["runs"][0]
     rule_ids = {r["id"] for r in run["tool"]["driver"]["rules"]}
     assert code == 1 and {"NIC001", "PFC001", "YAML000"} <= rule_ids
     levels = {r["ruleId"]: r["level"] for r in run["results"]}
