@@ -55,15 +55,15 @@ class ReportSummary(_Strict):
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
-    errors: int = Field(ge=0)
-    warnings: int = Field(ge=0)
-    infos: int = Field(ge=0)
+    errors: int = Field(ge=0, description="Problems of severity error: they fail the run (exit 1).")
+    warnings: int = Field(ge=0, description="Problems of severity warning: they fail the run only with --strict.")
+    infos: int = Field(ge=0, description="Problems of severity info (notes): they never fail the run.")
     files: int = Field(ge=0, description="Files with at least one problem.")
     subjects: int = Field(ge=0, description="Devices with at least one problem.")
-    passed: int = Field(ge=0, alias="pass")
-    failed: int = Field(ge=0, alias="fail")
-    skipped: int = Field(ge=0, alias="skip")
-    errored: int = Field(ge=0, alias="error")
+    passed: int = Field(ge=0, alias="pass", description="Findings with status pass (verify reports its passes).")
+    failed: int = Field(ge=0, alias="fail", description="Findings with status fail.")
+    skipped: int = Field(ge=0, alias="skip", description="Checks the platform cannot show (status skip).")
+    errored: int = Field(ge=0, alias="error", description="Checks that could not run (status error): unknown.")
     total: int = Field(ge=0, description="Every finding, whatever its status.")
 
 
