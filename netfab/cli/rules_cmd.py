@@ -45,7 +45,7 @@ def register(app: typer.Typer) -> None:
 
 
 def rules(
-    rule_id: str | None = typer.Argument(None, metavar="[RULE_ID]", help="Explain this rule (e.g. QOS004)."),
+    rule_id: str | None = typer.Argument(None, metavar="RULE_ID", help="Explain this rule (e.g. QOS004)."),
     verb: Verb | None = typer.Option(None, "--verb", help="Only the rules of this verb."),
     fmt: RulesFormat = typer.Option(RulesFormat.TEXT, "--format", "-f", help="Output format."),
 ) -> None:
