@@ -76,7 +76,7 @@ def test_no_secret_leaves_the_switch_through_netfab(lab: RunningLab) -> None:
     for fmt in ("text", "json", "junit", "sarif", "markdown"):
         res = run("audit", str(lab.intent), "--lab", lab.prefix, "--format", fmt, "--output", str(reports / fmt))
         assert res.returncode == 1, res.stdout + res.stderr  # leaf1 drifted
-    report = json.loads((reports / "json").read_text())
+    report = json.loads((reports / "json").read_text())["details"]  # the complete audit record
     leaf1 = json.dumps(report["devices"]["leaf1"])
     assert f"password {MASK}" in leaf1, leaf1[:2000]
     res = run("audit", str(lab.intent), "--lab", lab.prefix)  # text on stdout, as an operator runs it
@@ -95,7 +95,7 @@ def test_no_secret_leaves_the_switch_through_netfab(lab: RunningLab) -> None:
     assert f"neighbor {PEER} password {MASK}" in backup and f"password 8 {MASK}" in backup
 
     # 3. verify, every format
-    for fmt in ("text", "json", "junit"):
+    for fmt in ("text", "json", "junit", "sarif", "markdown"):
         res = run("verify", str(lab.intent), str(change), "--lab", lab.prefix, "--format", fmt,
                   "--output", str(reports / f"verify.{fmt}"))  # fmt: skip
         assert res.returncode == 0, res.stdout + res.stderr
