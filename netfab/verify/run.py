@@ -7,8 +7,8 @@ import dataclasses
 from nornir.core import Nornir
 from nornir.core.task import Result, Task
 
-from netfab.core.outcome import Err, host_outcome
 from netfab.core.findings import Finding, Status
+from netfab.core.outcome import Err, host_outcome
 from netfab.core.redact import redact
 from netfab.deploy.connection import CONNECTION_NAME
 from netfab.design.plan import FabricPlan
