@@ -1,12 +1,13 @@
 """Getting each device's running state: saved copies on disk (offline, CI) or the devices over Nornir.
 
 Offline: DIR/<device><suffix>, the same names the build writes under build/<fabric>/configs/ (leaf1.cfg,
-leaf1.json + leaf1.frr.conf, leaf1.conf); for frr the kernel side is DIR/<device>.state.json when present
-(FRRDriver.get_kernel_state() saved as JSON). Device names are user data: a name that would reach outside DIR
-is refused, as the build refuses to write one.
+leaf1.json + leaf1.frr.conf, leaf1.conf); for a kernel part (frr) the kernel side is DIR/<device>.state.json
+when present (FRRDriver.get_kernel_state() saved as JSON). Device names are user data: a name that would reach
+outside DIR is refused, as the build refuses to write one.
 
 Online: one Nornir task per device, in parallel, with a progress callback per finished device: get_config
-(running) for every platform, plus get_kernel_state() on frr and the bgp container's FRR config on SONiC.
+(running) for every platform, plus the getter each further part's record names (get_kernel_state on frr,
+get_frr_running_config for the FRR config in SONiC's bgp container).
 Every running text is redacted (credentials and secret-bearing keywords) before anything parses it, so no
 secret reaches a fact, diff, remediation file or report.
 """
@@ -23,12 +24,9 @@ from netfab.audit.model import Collected
 from netfab.core.events import HostEvents, on_task_done
 from netfab.core.outcome import Err, host_outcome
 from netfab.core.redact import redact
-from netfab.deploy.drivers.base import VTYSH_NO_HISTORY
 from netfab.deploy.drivers.protocol import ReadsKernelState
 from netfab.design.plan import DevicePlan
 from netfab.render.writer import UnsafePath, safe_relpath
-
-SONIC_FRR_COMMAND = f"sudo -n docker exec -e {VTYSH_NO_HISTORY} bgp vtysh -c 'show running-config'"
 
 
 def redacted(text: str, secrets: tuple[str, ...]) -> str:
@@ -63,19 +61,23 @@ def read_saved(directory: Path, dev: DevicePlan, secrets: tuple[str, ...] = ()) 
 
 
 def collect_device(conn: Any, dev: DevicePlan, secrets: tuple[str, ...] = ()) -> Collected:
-    """Read one device over an open NAPALM connection (netfab_napalm)."""
+    """Read one device over an open NAPALM connection (netfab_napalm): get_config for the primary file, and
+    each other part with the driver getter its platform record names (so the audit reads what the driver
+    deploys to, e.g. the SONiC bgp container the driver's options select)."""
     out = Collected(dev.name, origin="device")
-    primary = parts_of(dev.platform)[0].suffix
-    out.files[primary] = redacted(conn.get_config(retrieve="running")["running"], secrets)
-    if dev.platform == "frr":
-        out.kernel = conn.get_kernel_state() if isinstance(conn, ReadsKernelState) else None
-    elif dev.platform == "sonic":
+    primary, *others = parts_of(dev.platform)
+    out.files[primary.suffix] = redacted(conn.get_config(retrieve="running")["running"], secrets)
+    for part in others:
+        if part.kind == "kernel":
+            out.kernel = conn.get_kernel_state() if isinstance(conn, ReadsKernelState) else None
+            continue
+        getter = getattr(conn, part.collect, None) if part.collect else None
         try:
-            text = conn.cli([SONIC_FRR_COMMAND])[SONIC_FRR_COMMAND]
-        except Exception:  # no container access: the part is reported as not collected
+            text = getter() if getter is not None else ""
+        except Exception:  # e.g. no container access: the part is reported as not collected
             text = ""
         if text.strip():
-            out.files[".frr.conf"] = redacted(text, secrets)
+            out.files[part.suffix] = redacted(text, secrets)
     return out
 
 

@@ -86,10 +86,10 @@ def _prefixed(facts: Facts, prefix: str) -> Facts:
 def _cli_part(out: DeviceAudit, platform: str, part: Part, running: str, intended: str, rules: AuditRules) -> None:
     assert part.dialect is not None
     try:
-        have = parse_cli(part.driver, part.dialect, running, rules)
+        have = parse_cli(part.syntax, part.dialect, running, rules)
     except Exception as exc:  # hier_config/preprocessor errors on text it cannot follow
         raise Unreadable(f"{type(exc).__name__}: {exc}") from exc
-    want = parse_cli(part.driver, part.dialect, intended, rules)
+    want = parse_cli(part.syntax, part.dialect, intended, rules)
     if have.canonical == want.canonical:
         return
     # Top-level sections whose lines are the same on both sides carry the same facts: where the platform's
@@ -107,10 +107,10 @@ def _cli_part(out: DeviceAudit, platform: str, part: Part, running: str, intende
     if not drifts:
         return
     out.drifts.extend(drifts)
-    if part.driver == "frr":
-        raw, files = frr_fix.remediate(have, want, intended, "frr" if platform == "frr" else "bgp-frr")
+    if part.remediation == "frr_reload":
+        raw, files = frr_fix.remediate(have, want, intended, part.label)
     else:
-        raw, files = cli_fix.remediate(out.device, platform, have, want)
+        raw, files = cli_fix.remediate(out.device, part.suffix, part.dialect, have, want)
     out.raw.append(raw)
     out.remediation.update(files)
 
@@ -134,7 +134,7 @@ def _json_part(out: DeviceAudit, platform: str, part: Part, running: str, intend
     if not drifts:
         return
     out.drifts.extend(drifts)
-    if platform == "sonic":
+    if part.remediation == "sonic_patch":
         raw, files = sonic_fix.remediate(have, want, excluded)
     else:
         raw, files = nvue_fix.remediate(have, want, lambda s: managed(s) and not excluded(s))

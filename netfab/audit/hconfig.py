@@ -1,11 +1,10 @@
-"""hier_config drivers for the audit: the stock EOS/NX-OS/Junos rules plus netfab's, and one for FRR.
+"""hier_config drivers for the audit, built from each platform record's `cli.hconfig` rules.
 
-Stock rules negate a single-valued line before setting its new value (`no description old` then
-`description new`; `no random-detect ecn ...` inside a tx-queue before the new thresholds; Junos
-`delete ... mtu 1500` before `set ... mtu 9216`). The device replaces such a value in place, so the negation
-is noise in a remediation and, for ECN, briefly turns marking off on a live lossless queue. The rules below
-declare those lines idempotent: the new value simply replaces the old one. Drivers are data (rule lists),
-as hier_config's own are; adding a knob is adding a rule.
+A record either extends a stock hier_config driver (EOS, NX-OS, Junos) with netfab's rules or, where
+hier_config has none (FRR), describes a driver of its own (indentation, sectional exits). The rules are data,
+as hier_config's own drivers are: stock rules negate a single-valued line before setting its new value, and
+the records declare such lines idempotent so a remediation replaces the value in place (see the records'
+comments for why that matters on a live lossless queue). Adding a knob is adding a rule to a record.
 """
 
 from __future__ import annotations
@@ -17,107 +16,53 @@ from hier_config.constructors import get_hconfig_driver
 from hier_config.models import IdempotentCommandsRule, MatchRule, SectionalExitingRule
 from hier_config.platforms.driver_base import HConfigDriverBase, HConfigDriverRules
 
-
-def _rule(*levels: str) -> IdempotentCommandsRule:
-    """A lineage of matchers: 're:' prefix = regex (its groups form the identity), else startswith."""
-    return IdempotentCommandsRule(
-        match_rules=tuple(
-            MatchRule(re_search=lvl[3:]) if lvl.startswith("re:") else MatchRule(startswith=lvl) for lvl in levels
-        )
-    )
+from netfab.platforms import Registry, registry
+from netfab.platforms.model import HConfigRules
 
 
-EOS_RULES = (
-    _rule("interface", "description"),
-    _rule("interface", "mtu"),
-    _rule("interface", "service-profile"),
-    _rule("qos profile", "qos trust"),
-    _rule("qos profile", r"re:^(?:uc-)?tx-queue \d+", "random-detect ecn"),
-    _rule("qos profile", r"re:^(?:uc-)?tx-queue \d+", "bandwidth percent"),
-    # `no priority` <-> `priority strict`: one knob, the `no ` form included
-    _rule("qos profile", r"re:^(?:uc-)?tx-queue \d+", "re:^(?:no )?priority"),
-    _rule(r"re:^priority-flow-control pause watchdog (default \S+|action) "),
-    _rule(r"re:^ip load-sharing trident fields (ip|ipv6) "),
-    _rule("router bgp", "router-id"),
-    _rule("router bgp", "maximum-paths"),
-    _rule("router bgp", r"re:^neighbor (\S+) remote-as "),
-    _rule("router bgp", r"re:^neighbor (\S+) peer group \S"),
-    _rule("router bgp", r"re:^neighbor interface (\S+) "),
-)
-
-NXOS_RULES = (
-    _rule("interface", "description"),
-    _rule("interface", "mtu"),
-    _rule("interface", "priority-flow-control mode"),
-    _rule("policy-map type queuing", "class type queuing", "random-detect"),
-    _rule("policy-map type queuing", "class type queuing", "bandwidth remaining percent"),
-    _rule("policy-map type network-qos", "class type network-qos", "mtu"),
-    _rule("ip load-sharing address"),
-    _rule("router bgp", "router-id"),
-    _rule("router bgp", "address-family ipv4 unicast", "maximum-paths"),
-    _rule("router bgp", "neighbor", "remote-as"),
-    _rule("router bgp", "neighbor", "description"),
-)
-
-JUNOS_RULES = tuple(
-    _rule("re:" + pattern)
-    for pattern in (
-        r"^set (system host-name) ",
-        r"^set (interfaces \S+ (?:description|mtu)) ",
-        r"^set (routing-options (?:router-id|autonomous-system)) ",
-        r"^set (chassis maximum-ecmp) ",
-        r"^set (forwarding-options enhanced-hash-key hash-seed) ",
-        r"^set (class-of-service forwarding-classes class \S+ (?:queue-num|pfc-priority)) ",
-        r"^set (class-of-service congestion-notification-profile \S+ pfc-watchdog \S+) ",
-        r"^set (class-of-service schedulers \S+ transmit-rate) ",
-        r"^set (protocols bgp group \S+ neighbor \S+ (?:description|peer-as)) ",
-        r"^set (protocols bgp group \S+ type) ",
-    )
-)
+def _match(level: str) -> MatchRule:
+    """'re:' prefix = regex (its groups form the identity), else startswith."""
+    return MatchRule(re_search=level[3:]) if level.startswith("re:") else MatchRule(startswith=level)
 
 
-def _extended(platform: Platform, extra: tuple[IdempotentCommandsRule, ...]) -> HConfigDriverBase:
-    driver = get_hconfig_driver(platform)
-    driver.rules = driver.rules.model_copy(update={"idempotent_commands": [*extra, *driver.rules.idempotent_commands]})
-    return driver
+def _idempotent(rules: HConfigRules) -> list[IdempotentCommandsRule]:
+    return [IdempotentCommandsRule(match_rules=tuple(_match(lvl) for lvl in lineage)) for lineage in rules.idempotent]
 
 
-class FRRHConfigDriver(HConfigDriverBase):
-    """FRR 8 (frr.conf / vtysh): one-space indent, address families close with exit-address-family."""
+class _RecordDriver(HConfigDriverBase):
+    """A hier_config driver made only of a record's rules (platforms hier_config does not ship)."""
 
-    @staticmethod
-    def _instantiate_rules() -> HConfigDriverRules:
+    def __init__(self, rules: HConfigRules) -> None:
+        self._record_rules = rules
+        super().__init__()
+
+    def _instantiate_rules(self) -> HConfigDriverRules:  # type: ignore[override]
+        rules = self._record_rules
         return HConfigDriverRules(
-            indentation=1,
+            indentation=rules.indentation,
             sectional_exiting=[
-                SectionalExitingRule(
-                    match_rules=(MatchRule(startswith="router bgp"), MatchRule(startswith="address-family")),
-                    exit_text="exit-address-family",
-                ),
+                SectionalExitingRule(match_rules=tuple(_match(m) for m in s.match), exit_text=s.exit)
+                for s in rules.sectional_exiting
             ],
-            idempotent_commands=[
-                _rule("hostname"),
-                _rule("frr defaults"),
-                _rule("bgp route-map delay-timer"),
-                _rule("interface", "description"),
-                _rule("router bgp", "bgp router-id"),
-                _rule("router bgp", "coalesce-time"),
-                _rule("router bgp", r"re:^neighbor (\S+) remote-as "),
-                _rule("router bgp", r"re:^neighbor (\S+) description "),
-                _rule("router bgp", "address-family", "maximum-paths"),
-            ],
+            idempotent_commands=_idempotent(rules),
         )
 
 
 @cache
+def _driver(reg: Registry, platform: str) -> HConfigDriverBase:
+    cli = reg.spec(platform).cli
+    if cli is None:
+        raise KeyError(f"platform {platform!r} has no cli: section, so no hier_config driver")
+    rules = cli.hconfig
+    if rules.stock is None:
+        return _RecordDriver(rules)
+    driver = get_hconfig_driver(Platform[rules.stock.upper()])
+    driver.rules = driver.rules.model_copy(
+        update={"idempotent_commands": [*_idempotent(rules), *driver.rules.idempotent_commands]}
+    )
+    return driver
+
+
 def driver_for(platform: str) -> HConfigDriverBase:
-    """The audit's hier_config driver for a netfab platform with indented or set-form text."""
-    if platform == "arista_eos":
-        return _extended(Platform.ARISTA_EOS, EOS_RULES)
-    if platform == "cisco_nxos":
-        return _extended(Platform.CISCO_NXOS, NXOS_RULES)
-    if platform == "juniper_junos":
-        return _extended(Platform.JUNIPER_JUNOS, JUNOS_RULES)
-    if platform in ("frr", "sonic-frr"):
-        return FRRHConfigDriver()
-    raise KeyError(f"no hier_config driver for {platform}")
+    """The audit's hier_config driver for a platform whose record has a cli: section."""
+    return _driver(registry(), platform)

@@ -19,19 +19,6 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-# Leaves the device owns and netfab never renders. Kept short: everything else netfab renders is compared.
-BUILTIN_EXCLUDES: dict[str, tuple[str, ...]] = {
-    # config_db fields SONiC fills in itself (sonic-device_metadata.yang); netfab renders none of them.
-    "sonic": (
-        "/DEVICE_METADATA/localhost/mac",
-        "/DEVICE_METADATA/localhost/platform",
-        "/DEVICE_METADATA/localhost/hwsku",
-        "/DEVICE_METADATA/localhost/timezone",
-        "/DEVICE_METADATA/localhost/deployment_id",
-    ),
-    "nvidia_cumulus": (),
-}
-
 
 class AuditPlaybook(BaseModel):
     """playbooks/audit.yaml."""
@@ -55,9 +42,14 @@ def load_audit_playbook(path: Path) -> AuditPlaybook:
 
 
 def _excludes(extra: dict[str, list[str]]) -> dict[str, tuple[tuple[str, ...], ...]]:
+    """The runbook's pointers plus each platform record's audit_excludes: leaves the device owns and netfab
+    never renders (kept short: everything else netfab renders is compared)."""
+    from netfab.platforms import registry
+
+    builtin = {name: spec.audit_excludes for name, spec in registry().specs.items() if spec.audit_excludes}
     return {
-        platform: tuple(split_pointer(p) for p in (*BUILTIN_EXCLUDES.get(platform, ()), *extra.get(platform, [])))
-        for platform in set(BUILTIN_EXCLUDES) | set(extra)
+        platform: tuple(split_pointer(p) for p in (*builtin.get(platform, ()), *extra.get(platform, [])))
+        for platform in set(builtin) | set(extra)
     }
 
 

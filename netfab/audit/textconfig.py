@@ -1,8 +1,8 @@
 """Indented CLI text (EOS, NX-OS, FRR) and Junos `set` lines, reduced to what is configuration.
 
 One pass per config strips what is not configuration (comments, banners such as FRR's "Building
-configuration...", "end", sectional exits) and what the audit runbook declares unmanaged, and yields each
-line with its depth. Two things are built from that pass:
+configuration...", "end", sectional exits: the platform record's `cli.dialect`) and what the audit runbook
+declares unmanaged, and yields each line with its depth. Two things are built from that pass:
 
 - the *canonical form*: the set of every line's full lineage ("router bgp 65100 / neighbor swp3 ..."). Equal
   sets mean equal configs whatever the order of stanzas and lines, so a device whose running config is the
@@ -24,42 +24,9 @@ from hier_config.platforms.driver_base import HConfigDriverBase
 from hier_config.platforms.functions import convert_to_set_commands
 
 from netfab.audit.rules import AuditRules
+from netfab.platforms.model import Dialect
 
 SEP = "\x1f"  # joins a lineage into one string: never part of a config line
-
-
-@dataclass(frozen=True)
-class Dialect:
-    comment: tuple[str, ...]
-    """A line whose stripped text starts with one of these is a comment."""
-    drop_exact: frozenset[str] = frozenset()
-    drop_prefix: tuple[str, ...] = ()
-    flat: bool = False
-    """Junos set form: every line stands alone (no nesting)."""
-    default_lines: tuple[tuple[str, str], ...] = ()
-    """(parent prefix, line): a line the device may or may not print because it is the default there. Dropped
-    on both sides, like a comment, so a device that prints its defaults stays on the canonical fast path."""
-
-
-EOS = Dialect(
-    comment=("!",),
-    drop_exact=frozenset({"end", "exit", "exit-address-family", "exit-peer-policy", "exit-peer-session"}),
-    drop_prefix=("Building configuration", "Current configuration"),
-    default_lines=(("interface ", "no shutdown"),),  # an enabled port; EOS prints it only with `all`
-)
-NXOS = Dialect(
-    comment=("!",),
-    drop_exact=frozenset({"end", "exit"}),
-    # "!Command: show running-config", "!Time: ..." are comments; "version 10.2(5) Bios: ..." is the image
-    drop_prefix=("version ", "Building configuration", "Current configuration"),
-)
-JUNOS = Dialect(comment=("#",), drop_prefix=("set version ",), flat=True)  # "version 23.4R1;" is the image
-FRR = Dialect(
-    comment=("!",),
-    drop_exact=frozenset({"end", "exit", "exit-address-family", "exit-vrf", "exit-vni", "quit"}),
-    # vtysh's banner and the version stamp: FRR writes them, nobody configures them
-    drop_prefix=("Building configuration", "Current configuration", "frr version "),
-)
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
-"""Per-platform capability data (capabilities/<platform>.yaml) and its lookup by platform and NOS release.
+"""Per-platform capability data (the `capabilities:` section of each platform record) resolved for one release.
 
-`capabilities_for("arista_eos", "4.33.1F")` reads the platform's file once per process and resolves it for
-that release; both steps are cached, because lint asks once per tier and render will ask once per device.
+`capabilities_for("arista_eos", "4.33.1F")` resolves the record's data for that release; cached, because lint
+asks once per tier and render once per device.
 """
 
 from __future__ import annotations
@@ -11,60 +11,48 @@ from functools import cache
 from netfab.capabilities.model import (
     BufferData,
     Capabilities,
+    CapabilityData,
     EcnUnit,
+    Gate,
     PercentKnob,
-    PlatformData,
     Since,
     TimerLimit,
     WatchdogAction,
     WatchdogData,
 )
 from netfab.capabilities.version import NosVersion, at_least, parse_version
-from netfab.core.paths import capabilities_dir
-from netfab.intent.types import Platform
-
-
-class CapabilityDataError(RuntimeError):
-    """A capability file is missing or malformed: a packaging bug, not a user error."""
 
 
 @cache
-def platform_data(platform: str) -> PlatformData:
-    import yaml
-    from pydantic import ValidationError
+def _capabilities_for(env_key: str, platform: str, os_version: str | None) -> Capabilities:
+    from netfab.platforms import platform_spec
 
-    name = Platform(platform).value
-    path = capabilities_dir() / f"{name}.yaml"
-    try:
-        raw = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-        data = PlatformData.model_validate(raw)
-    except (OSError, yaml.YAMLError, ValidationError) as exc:
-        raise CapabilityDataError(f"capability data {path}: {exc}") from exc
-    if data.platform.value != name:
-        raise CapabilityDataError(f"{path} describes {data.platform.value}, not {name}")
-    return data
+    return platform_spec(platform).capabilities.resolve(platform, os_version)
 
 
-@cache
-def capabilities_for(platform: str | Platform, os_version: str | None = None) -> Capabilities:
+def capabilities_for(platform: str, os_version: str | None = None) -> Capabilities:
     """What `platform` can do at `os_version`. An omitted or unreadable version means the newest release."""
-    return platform_data(Platform(platform).value).resolve(os_version)
+    import os
+
+    from netfab.platforms import ENV_PATH
+
+    # Keyed by the registry's source too, so a test that adds platforms in-process never sees a stale answer.
+    return _capabilities_for(os.environ.get(ENV_PATH, ""), str(platform), os_version)
 
 
 def clear_cache() -> None:
-    """For tests that swap capability files."""
-    platform_data.cache_clear()
-    capabilities_for.cache_clear()
+    """For tests that swap platform records."""
+    _capabilities_for.cache_clear()
 
 
 __all__ = [
     "BufferData",
     "Capabilities",
-    "CapabilityDataError",
+    "CapabilityData",
     "EcnUnit",
+    "Gate",
     "NosVersion",
     "PercentKnob",
-    "PlatformData",
     "Since",
     "TimerLimit",
     "WatchdogAction",
@@ -73,5 +61,4 @@ __all__ = [
     "capabilities_for",
     "clear_cache",
     "parse_version",
-    "platform_data",
 ]

@@ -1,18 +1,28 @@
-"""What a platform can do, as data: the shape of capabilities/<platform>.yaml and its resolved form.
+"""What a platform can do, as data: the `capabilities:` section of netfab/platforms/<p>/platform.yaml.
 
-A data file states each feature either as a plain boolean or as ``{since: "<release>"}``; `PlatformData.resolve`
-turns that into a `Capabilities` for one NOS release. Lint reads only the resolved form, so a rule never
-compares versions itself and adding a platform or a release is editing YAML, not code.
+Every capability is declared once, in `CapabilityData`. The data file states a gated feature either as a plain
+boolean or as ``{since: "<release>"}``; the same model, parametrised by its gate type, is both the file's shape
+(`CapabilityData[Gate]`) and the form lint reads for one NOS release (`Capabilities`, whose gates are plain
+booleans). `resolve` walks the model generically: every `Since` it meets, at any depth, becomes a boolean for the
+release, and a closed one is remembered (by its dotted path) for the upgrade hint. Adding a capability is one
+field here plus the YAML; a rule never compares versions itself.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Callable
+from typing import Annotated, Any, Generic, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from netfab.capabilities.version import at_least, parse_version
-from netfab.intent.types import ByteSize, HashField, Platform
+from netfab.intent.types import ByteSize, HashField
+
+# A resolved release re-validates the record's values, which are numbers by then: a size is accepted as a
+# whole number of bytes as well as the data file's '10875072B'.
+Bytes = Annotated[
+    int, BeforeValidator(lambda v: v if isinstance(v, int) and not isinstance(v, bool) else _byte_size(v)), Field(ge=0)
+]
 
 EcnUnit = Literal["bytes", "kbytes", "mbytes", "segments", "percent_fill"]
 WatchdogAction = Literal["drop", "forward", "alert"]
@@ -30,17 +40,23 @@ class Since(_Frozen):
     """The renderer picks its syntax by release, so an unset or unreadable os_version counts as lacking the
     feature (rather than 'newest release', the default for everything else)."""
 
+    def open_at(self, os_version: str | None) -> bool:
+        if self.needs_version and parse_version(os_version) is None:
+            return False
+        return at_least(os_version, self.since)
+
 
 Gate = bool | Since
 """true / false, or available from a release on."""
 
+G = TypeVar("G", bool, Gate)
+"""The gate type: `Gate` in the data file, `bool` once resolved for a release."""
 
-def _open(gate: Gate, os_version: str | None) -> bool:
-    if isinstance(gate, bool):
-        return gate
-    if gate.needs_version and parse_version(os_version) is None:
-        return False
-    return at_least(os_version, gate.since)
+
+def _byte_size(value: Any) -> int:
+    from pydantic import TypeAdapter
+
+    return int(TypeAdapter(ByteSize).validate_python(value))
 
 
 class TimerLimit(_Frozen):
@@ -52,9 +68,9 @@ class TimerLimit(_Frozen):
     step_us: int = Field(default=1, ge=1)
 
 
-class WatchdogData(_Frozen):
-    supported: Gate
-    actions: dict[WatchdogAction, Gate] = {}
+class WatchdogData(_Frozen, Generic[G]):
+    supported: G
+    actions: dict[WatchdogAction, G] = {}
     detect: TimerLimit = TimerLimit()
     restore: TimerLimit = TimerLimit()
     polling: TimerLimit = TimerLimit()
@@ -83,7 +99,7 @@ class BufferData(_Frozen):
 
     asic: str
     """The ASIC family the figures describe: the shallowest one the platform commonly runs in AI fabrics."""
-    shared_bytes: ByteSize | None = None
+    shared_bytes: Bytes | None = None
     """Shared packet buffer of one ASIC; None where there is no switch ASIC (Linux software forwarding)."""
     queue_share_percent: float = Field(default=50, gt=0, le=100)
     """Share of the shared buffer one egress queue can take under the dynamic threshold (alpha 1 -> 50 %)."""
@@ -99,90 +115,31 @@ class BufferData(_Frozen):
         return int(self.shared_bytes * self.queue_share_percent / 100)
 
 
-class Capabilities(_Frozen):
-    """One platform at one NOS release: every fact a lint rule may ask about."""
+class CapabilityData(_Frozen, Generic[G]):
+    """Every fact a lint rule (or a template, as `caps`) may ask about a platform."""
 
-    platform: Platform
-    os_version: str | None
-    max_lossless_classes: int
-    pfc_watchdog: bool
-    watchdog_actions: frozenset[WatchdogAction]
-    ecn_units: tuple[EcnUnit, ...]
-    hash_fields: frozenset[HashField]
-    adaptive_routing: bool
-    adaptive_routing_speeds: tuple[int, ...] | None
-    packet_spraying: bool
-    commit_confirm: bool
-    max_ecmp_paths: int
-    buffer: BufferData
-    packet_spraying_speeds: tuple[int, ...] | None = None
-    hash_seed: bool = True
-    hash_field_pairs: tuple[tuple[HashField, HashField], ...] = ()
-    hash_fields_required: frozenset[HashField] = frozenset()
-    qp_hash_companions: frozenset[HashField] | None = None
-    bgp_unnumbered: bool = True
-    trust_pcp: bool = True
-    explicit_headroom: bool = True
-    max_lossless_cable_m: float | None = None
-    max_strict_queues: int = 8
-    dwrr_weight: PercentKnob = PercentKnob()
-    ecn_pmax: PercentKnob = PercentKnob()
-    ecn_weight: bool = True
-    ecn_fill_level_of_bytes: int | None = None
-    unclassified_dscp_needs_class: bool = False
-    watchdog: WatchdogData | None = None
-    """Timer limits of the PFC watchdog (None where there is none)."""
-    reasons: dict[str, str] = {}
-    """Why a feature is missing or limited, in the renderer's words: feature -> reason (for messages)."""
-    later_releases: dict[str, str] = {}
-    """Features this release lacks but a later one has: feature -> first release (for hints)."""
-
-    @property
-    def label(self) -> str:
-        """How messages name the platform: 'arista_eos 4.32.0F' or 'nvidia_cumulus'."""
-        return f"{self.platform.value} {self.os_version}" if self.os_version else self.platform.value
-
-    def upgrade_hint(self, feature: str) -> str:
-        since = self.later_releases.get(feature)
-        if not since:
-            return ""
-        if parse_version(self.os_version) is None:
-            # Only a needs_version gate closes on an unknown release: say what to write, not "upgrade".
-            return f"{self.platform.value} has it from {since} on; set the tier's os_version, or "
-        return f"{self.platform.value} has it from {since} on; upgrade, or "
-
-    def why(self, feature: str) -> str:
-        """': <reason>' for a message, or '' when the data gives none."""
-        reason = self.reasons.get(feature)
-        return f": {reason}" if reason else ""
-
-
-class PlatformData(_Frozen):
-    """The contents of capabilities/<platform>.yaml."""
-
-    platform: Platform
     max_lossless_classes: int = Field(ge=0, le=8)
-    pfc_watchdog: WatchdogData
-    ecn_units: list[EcnUnit]
-    hash_fields: dict[HashField, Gate]
-    adaptive_routing: Gate = False
-    adaptive_routing_speeds: list[int] | None = None
+    pfc_watchdog: WatchdogData[G]
+    ecn_units: tuple[EcnUnit, ...]
+    hash_fields: dict[HashField, G]
+    adaptive_routing: G = False
+    adaptive_routing_speeds: tuple[int, ...] | None = None
     """Port speeds (Gb/s) adaptive routing works at; None = any."""
-    packet_spraying: Gate = False
+    packet_spraying: G = False
     commit_confirm: bool = False
     max_ecmp_paths: int = Field(ge=1)
     buffer: BufferData
-    packet_spraying_speeds: list[int] | None = None
+    packet_spraying_speeds: tuple[int, ...] | None = None
     """Port speeds (Gb/s) packet spraying works at, where it is built on adaptive routing; None = any."""
     hash_seed: bool = True
     """An explicit load_balancing.hash_seed can be configured."""
-    hash_field_pairs: list[tuple[HashField, HashField]] = []
+    hash_field_pairs: tuple[tuple[HashField, HashField], ...] = ()
     """Fields the platform selects only together (both or neither)."""
-    hash_fields_required: list[HashField] = []
+    hash_fields_required: frozenset[HashField] = frozenset()
     """Fields the platform always hashes on: the intent must list them."""
-    qp_hash_companions: list[HashField] | None = None
+    qp_hash_companions: frozenset[HashField] | None = None
     """With rocev2_dest_qp, the only other fields the QP-hashing mode can use; None = any supported field."""
-    bgp_unnumbered: Gate = True
+    bgp_unnumbered: G = True
     """eBGP over IPv6 link-local (RFC 5549), underlay.addressing: unnumbered."""
     trust_pcp: bool = True
     """qos.trust: pcp (classify on the 802.1Q priority) on the fabric's routed ports."""
@@ -195,58 +152,89 @@ class PlatformData(_Frozen):
     ecn_pmax: PercentKnob = PercentKnob()
     ecn_weight: bool = True
     """An ECN queue-averaging weight other than 0 can be configured."""
-    ecn_fill_level_of: ByteSize | None = None
+    ecn_fill_level_of: Bytes | None = None
     """Where ECN thresholds are fill levels (percent_fill): the queue buffer Kmin/Kmax bytes are a percent of,
     rounded up, and they must give Kmin < Kmax <= 100 %."""
     unclassified_dscp_needs_class: bool = False
     """DSCPs no class lists go to the default class's queue (queue 0 without one), which must have a class."""
     reasons: dict[str, str] = {}
-    """Why a feature is missing or limited, in the renderer's own words (its refusal message)."""
+    """Why a feature is missing or limited, in the renderer's own words (its refusal message), keyed by the
+    feature's dotted path ('hash_fields.ingress_port', 'pfc_watchdog.actions.forward', 'pfc_watchdog.timers')."""
 
-    def resolve(self, os_version: str | None) -> Capabilities:
+    def resolve(self, platform: str, os_version: str | None) -> Capabilities:
         later: dict[str, str] = {}
 
-        def gate(feature: str, value: Gate) -> bool:
-            enabled = _open(value, os_version)
-            if not enabled and isinstance(value, Since):
-                later[feature] = value.since
+        def gate(path: str, since: Since) -> bool:
+            enabled = since.open_at(os_version)
+            if not enabled:
+                later[_feature(path)] = since.since
             return enabled
 
-        watchdog = gate("pfc_watchdog", self.pfc_watchdog.supported)
-        actions = frozenset(
-            a for a, g in self.pfc_watchdog.actions.items() if watchdog and gate(f"pfc_watchdog.action.{a}", g)
+        resolved = {name: _resolved(getattr(self, name), name, gate) for name in type(self).model_fields}
+        return Capabilities.model_validate(
+            {**resolved, "platform": platform, "os_version": os_version, "later_releases": later}
         )
-        fields = frozenset(f for f, g in self.hash_fields.items() if gate(f"hash_fields.{f.value}", g))
-        return Capabilities(
-            platform=self.platform,
-            os_version=os_version,
-            max_lossless_classes=self.max_lossless_classes,
-            pfc_watchdog=watchdog,
-            watchdog_actions=actions,
-            ecn_units=tuple(self.ecn_units),
-            hash_fields=fields,
-            adaptive_routing=gate("adaptive_routing", self.adaptive_routing),
-            adaptive_routing_speeds=tuple(self.adaptive_routing_speeds) if self.adaptive_routing_speeds else None,
-            packet_spraying=gate("packet_spraying", self.packet_spraying),
-            commit_confirm=self.commit_confirm,
-            max_ecmp_paths=self.max_ecmp_paths,
-            buffer=self.buffer,
-            packet_spraying_speeds=tuple(self.packet_spraying_speeds) if self.packet_spraying_speeds else None,
-            hash_seed=self.hash_seed,
-            hash_field_pairs=tuple(self.hash_field_pairs),
-            hash_fields_required=frozenset(self.hash_fields_required),
-            qp_hash_companions=None if self.qp_hash_companions is None else frozenset(self.qp_hash_companions),
-            bgp_unnumbered=gate("bgp_unnumbered", self.bgp_unnumbered),
-            trust_pcp=self.trust_pcp,
-            explicit_headroom=self.explicit_headroom,
-            max_lossless_cable_m=self.max_lossless_cable_m,
-            max_strict_queues=self.max_strict_queues,
-            dwrr_weight=self.dwrr_weight,
-            ecn_pmax=self.ecn_pmax,
-            ecn_weight=self.ecn_weight,
-            ecn_fill_level_of_bytes=self.ecn_fill_level_of,
-            unclassified_dscp_needs_class=self.unclassified_dscp_needs_class,
-            watchdog=self.pfc_watchdog if watchdog else None,
-            reasons=self.reasons,
-            later_releases=later,
-        )
+
+
+def _feature(path: str) -> str:
+    # A sub-feature's `supported` switch is the feature itself: "pfc_watchdog.supported" -> "pfc_watchdog".
+    return path.removesuffix(".supported")
+
+
+def _resolved(value: Any, path: str, gate: Callable[[str, Since], bool]) -> Any:
+    """`value` as plain data with every Since replaced by gate(path, since)."""
+    if isinstance(value, Since):
+        return gate(path, value)
+    if isinstance(value, BaseModel):
+        items = {name: getattr(value, name) for name in type(value).model_fields}
+        done = {name: _resolved(item, f"{path}.{name}" if path else name, gate) for name, item in items.items()}
+        # A model without gates stays the validated instance (re-validating its dump would re-parse units).
+        return value if all(done[n] is items[n] for n in items) else done
+    if isinstance(value, dict):
+        done = {key: _resolved(item, f"{path}.{key}", gate) for key, item in value.items()}
+        return value if all(done[k] is value[k] for k in value) else done
+    return value
+
+
+class Capabilities(CapabilityData[bool]):
+    """One platform at one NOS release: every gate resolved to a boolean."""
+
+    platform: str
+    os_version: str | None
+    later_releases: dict[str, str] = {}
+    """Features this release lacks but a later one has: feature -> first release (for hints)."""
+
+    @property
+    def hashes(self) -> frozenset[HashField]:
+        """The ECMP hash fields this release can select."""
+        return frozenset(f for f, on in self.hash_fields.items() if on)
+
+    @property
+    def watchdog(self) -> WatchdogData[bool] | None:
+        """The PFC watchdog's limits, or None where there is none at this release."""
+        return self.pfc_watchdog if self.pfc_watchdog.supported else None
+
+    @property
+    def watchdog_actions(self) -> frozenset[WatchdogAction]:
+        if not self.pfc_watchdog.supported:
+            return frozenset()
+        return frozenset(a for a, on in self.pfc_watchdog.actions.items() if on)
+
+    @property
+    def label(self) -> str:
+        """How messages name the platform: 'arista_eos 4.32.0F' or 'nvidia_cumulus'."""
+        return f"{self.platform} {self.os_version}" if self.os_version else self.platform
+
+    def upgrade_hint(self, feature: str) -> str:
+        since = self.later_releases.get(feature)
+        if not since:
+            return ""
+        if parse_version(self.os_version) is None:
+            # Only a needs_version gate closes on an unknown release: say what to write, not "upgrade".
+            return f"{self.platform} has it from {since} on; set the tier's os_version, or "
+        return f"{self.platform} has it from {since} on; upgrade, or "
+
+    def why(self, feature: str) -> str:
+        """': <reason>' for a message, or '' when the data gives none."""
+        reason = self.reasons.get(feature)
+        return f": {reason}" if reason else ""

@@ -141,10 +141,15 @@ def main() -> None:
     from netfab.cli.config import ConfigError
     from netfab.core.redact import install_log_redaction, redact
     from netfab.deploy.credentials import Credentials
+    from netfab.platforms import ENV_PATH, PlatformRecordError, registry
 
     secrets = Credentials.from_env().secrets()
     install_log_redaction(secrets)  # any log record (netfab's, Nornir's, paramiko's) is masked when created
     try:
+        if os.environ.get(ENV_PATH):
+            # Records the user added are input: read them all before any verb, so a bad one is exit 2 with
+            # its file and field, never a rule crash half-way through (the built-in ones are tested).
+            registry()
         try:
             command, defaults = cli_command()
         except ConfigError as exc:
@@ -163,6 +168,9 @@ def main() -> None:
         _output_error(exc)
     except InputError as exc:
         _input_error(exc)
+    except PlatformRecordError as exc:
+        typer.echo(f"netfab: {exc}", err=True)
+        sys.exit(ExitCode.USAGE if exc.user_supplied else ExitCode.INTERNAL)
     except KeyboardInterrupt:
         typer.echo("interrupted", err=True)
         sys.exit(130)

@@ -11,7 +11,8 @@ from netfab.cli.options import DEFAULT_BUILD, BuildLimit, Intent, Strict
 from netfab.core.exitcodes import ExitCode
 from netfab.core.validate import output_root, typer_callback
 
-PLATFORMS = ("arista_eos", "nvidia_cumulus", "sonic", "cisco_nxos", "juniper_junos", "frr", "host")
+HOSTS = "host"
+"""--platform value selecting the GPU servers' NIC scripts (not a switch platform)."""
 
 
 def build(
@@ -23,7 +24,9 @@ def build(
         callback=typer_callback(output_root, "--out"),
         help="Output root; the fabric goes to OUT/<fabric>/.",
     ),
-    platform: str | None = typer.Option(None, "--platform", help=f"Only this platform: {', '.join(PLATFORMS)}."),
+    platform: str | None = typer.Option(
+        None, "--platform", help=f"Only this platform (a record's name, or {HOSTS} for NIC scripts)."
+    ),
     limit: BuildLimit = None,
     strict: Strict = False,
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
@@ -34,12 +37,14 @@ def build(
     """
     from netfab.cli.pipeline import err_console, load_plan
     from netfab.cli.progress import progress_bar
+    from netfab.platforms import platform_names
     from netfab.render.build import BuildSelection
     from netfab.render.build import build as run_build
     from netfab.render.environment import UnsupportedFeature
 
-    if platform is not None and platform not in PLATFORMS:
-        err_console.print(f"netfab build: unknown platform {platform!r}; choose from {', '.join(PLATFORMS)}")
+    choices = (*platform_names(), HOSTS)
+    if platform is not None and platform not in choices:
+        err_console.print(f"netfab build: unknown platform {platform!r}; choose from {', '.join(choices)}")
         raise typer.Exit(ExitCode.USAGE)
     started = time.perf_counter()
     loaded = load_plan(intent, strict=strict)

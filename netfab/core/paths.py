@@ -1,7 +1,8 @@
 """Where package data lives, both in a source checkout and in an installed wheel.
 
 The product layout keeps templates/ and playbooks/ at the repository top level; the wheel ships them
-as netfab/_templates and netfab/_playbooks (see pyproject.toml). Capability data lives in the package.
+as netfab/_templates and netfab/_playbooks (see pyproject.toml). Platform records live in the package
+(netfab/platforms/<name>/platform.yaml).
 """
 
 from __future__ import annotations
@@ -28,8 +29,3 @@ def templates_dir() -> Path:
 @cache
 def playbooks_dir() -> Path:
     return _data_dir("_playbooks", "playbooks")
-
-
-@cache
-def capabilities_dir() -> Path:
-    return Path(__file__).resolve().parents[1] / "capabilities"

@@ -2,7 +2,7 @@
 
 nornir_napalm's plugin shares the group's optional_args dict between hosts (INTEGRATION.md finding 1: the
 first host's port leaks to the others; the EOS driver pops keys out of it). netfab's plugin deep-copies
-per host instead, and resolves netfab's own drivers (frr, nvue, sonic) besides NAPALM's eos/nxos/junos.
+per host instead, and resolves netfab's own drivers (those a platform record names by module) besides NAPALM's.
 """
 
 from __future__ import annotations
@@ -17,19 +17,18 @@ from nornir.core.plugins.connections import ConnectionPluginRegister
 
 CONNECTION_NAME = "netfab_napalm"  # prefixed: Nornir's plugin registers share one namespace (finding 5)
 
-NETFAB_DRIVERS = {
-    "netfab.frr": "netfab.deploy.drivers.frr",
-    "netfab.nvue": "netfab.deploy.drivers.nvue",
-    "netfab.sonic": "netfab.deploy.drivers.sonic",
-}
-
 
 def resolve_driver(name: str) -> type:
-    """A NAPALM driver class by netfab name ('netfab.frr') or NAPALM name ('eos')."""
+    """A NAPALM driver class by the name a platform record gives it: netfab's own ('netfab_frr') or NAPALM's
+    ('eos'). Inventories written before the names were unified say 'netfab.frr': read as 'netfab_frr'."""
     import napalm.base
     from napalm.base.base import NetworkDriver as _Base
 
-    module_name = NETFAB_DRIVERS.get(name)
+    from netfab.platforms import registry
+
+    name = name.replace(".", "_") if name.startswith("netfab.") else name
+    own = {s.driver.napalm: s.driver.module for s in registry().specs.values() if s.driver.module}
+    module_name = own.get(name)
     if module_name is None:
         return napalm.base.get_network_driver(name)
     module = importlib.import_module(module_name)

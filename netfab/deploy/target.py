@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 from netfab.deploy.credentials import Credentials
 from netfab.design.plan import FabricPlan
+from netfab.platforms import platform_spec
 from netfab.render.device import render_device
-from netfab.render.environment import platform_outputs
 
 if TYPE_CHECKING:
     from netfab.deploy.engine import DeviceArtifacts
@@ -49,15 +49,14 @@ def resolve_target(plan: FabricPlan, build_root: Path, lab_prefix: str | None, i
 
 
 def device_artifacts(plan: FabricPlan, names: list[str]) -> dict[str, DeviceArtifacts]:
-    """Primary config + companion files per device, in the order the platform's outputs.yaml lists them."""
+    """Primary config + companion files per device, in the order the platform record's outputs list them."""
     from netfab.deploy.engine import DeviceArtifacts
 
     out: dict[str, DeviceArtifacts] = {}
     for name in names:
         dev = plan.devices[name]
         files = render_device(dev)
-        specs = platform_outputs(dev.platform)
-        ordered = [f"configs/{s['file'].format(name=name)}" for s in specs]
+        ordered = [f"configs/{o.file.format(name=name)}" for o in platform_spec(dev.platform).outputs]
         # Keyed by the file name the build wrote (leaf1.sh, spine1.frr.conf); drivers dispatch on the suffix.
         companions = {Path(p).name: files[p] for p in ordered[1:]}
         out[name] = DeviceArtifacts(config=files[ordered[0]], companions=companions)

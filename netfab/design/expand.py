@@ -30,7 +30,7 @@ from netfab.design.plan import (
     Role,
     ServerPlan,
 )
-from netfab.design.ports import PORT_NAMES
+from netfab.design.ports import port_name
 from netfab.intent import Intent
 from netfab.load.yamlsource import DataPath, dotted
 
@@ -129,8 +129,8 @@ class _Expander:
         pool: IPv4Network | None,
         pool_path: DataPath,
     ) -> None:
-        a_if = PORT_NAMES[upper.platform](upper_port)
-        b_if = PORT_NAMES[lower.platform](lower_port)
+        a_if = port_name(upper.platform, upper_port)
+        b_if = port_name(lower.platform, lower_port)
         a_addr = b_addr = a_ip = b_ip = None
         if not self.unnumbered and pool is not None:
             a_int, b_int = self._alloc(lambda: p2p31(pool, p2p_index, f"{tier} /31 links"), pool_path)
@@ -338,7 +338,7 @@ class _Expander:
         leaf_ip, nic_ip = ip_str(leaf_int), ip_str(nic_int)
         leaf_addr, nic_addr = f"{leaf_ip}/31", f"{nic_ip}/31"
         netdev = f"eth{g}"
-        leaf_if = PORT_NAMES[leaf.platform](port)
+        leaf_if = port_name(leaf.platform, port)
         leaf.interfaces.append(
             InterfacePlan(
                 name=leaf_if,

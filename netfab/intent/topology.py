@@ -17,7 +17,7 @@ from netfab.intent.types import Count, Oversubscription, Platform, SpeedGbps, gb
 class SwitchTier(IntentModel):
     """One switching tier: which platform runs it, its port budget and its uplinks."""
 
-    platform: Platform = Platform.ARISTA_EOS
+    platform: Platform = "arista_eos"
     os_version: str | None = None
     """NOS release; capability data can depend on it (e.g. EOS >= 4.33.1F for QP hashing)."""
     count: Count | None = None

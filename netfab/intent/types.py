@@ -28,13 +28,29 @@ _NAME_RE = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$"
 Name = Annotated[str, Field(pattern=_NAME_RE, description="letters, digits, '_', '-', '.'; starts alnum")]
 
 
-class Platform(StrEnum):
-    ARISTA_EOS = "arista_eos"
-    NVIDIA_CUMULUS = "nvidia_cumulus"
-    SONIC = "sonic"
-    CISCO_NXOS = "cisco_nxos"
-    JUNIPER_JUNOS = "juniper_junos"
-    FRR = "frr"
+def _registered_platform(value: Any) -> str:
+    # The registry, not a fixed enum: a platform is whatever has a record (netfab/platforms/, plus
+    # NETFAB_PLATFORMS_PATH), so adding one needs no code change here.
+    from netfab.platforms import platform_names
+
+    names = platform_names()
+    if not isinstance(value, str) or value not in names:
+        raise ValueError(f"unknown platform {value!r}; known: {', '.join(names)}")
+    return value
+
+
+class _PlatformJsonSchema:
+    """The schema lists the platforms registered when it is generated (netfab schema)."""
+
+    @classmethod
+    def __get_pydantic_json_schema__(cls, core: Any, handler: Any) -> dict[str, Any]:
+        from netfab.platforms import platform_names
+
+        return {"enum": list(platform_names()), "title": "Platform", "type": "string"}
+
+
+Platform = Annotated[str, BeforeValidator(_registered_platform), _PlatformJsonSchema]
+"""A platform name with a record in the registry ('arista_eos', 'sonic', ...)."""
 
 
 class HashField(StrEnum):

@@ -8,28 +8,24 @@ from typing import Any
 import yaml
 
 from netfab.design.plan import FabricPlan
+from netfab.platforms import UnknownPlatform, platform_spec
+from netfab.platforms.model import ContainerlabNode
 
-# Per platform: containerlab kind, a default image (users override with --image KIND=IMAGE), and the
-# startup-config file the build wrote for it.
-KINDS: dict[str, dict[str, str]] = {
-    "arista_eos": {"kind": "arista_ceos", "image": "ceos:latest", "config": "{name}.cfg"},
-    "nvidia_cumulus": {"kind": "cvx", "image": "networkop/cx:5.12.0", "config": "{name}.yaml"},
-    "sonic": {"kind": "sonic-vs", "image": "docker-sonic-vs:latest", "config": "{name}.json"},
-    "cisco_nxos": {"kind": "cisco_n9kv", "image": "vrnetlab/vr-n9kv:latest", "config": "{name}.cfg"},
-    "juniper_junos": {
-        "kind": "juniper_vjunosswitch",
-        "image": "vrnetlab/vr-vjunosswitch:latest",
-        "config": "{name}.set",
-    },
-    "frr": {"kind": "linux", "image": "quay.io/frrouting/frr:8.4.4", "config": "{name}.conf"},
-}
 HOST_IMAGE = "ghcr.io/srl-labs/network-multitool:latest"
 
 
-def _clab_ifname(platform: str, name: str, port: int) -> str:
+def _node_spec(platform: str) -> tuple[ContainerlabNode, str]:
+    """The record's containerlab node and the primary config file pattern the build wrote for it."""
+    spec = platform_spec(platform)
+    if spec.lab.containerlab is None:
+        raise UnknownPlatform(f"platform {platform!r} has no containerlab node in its record (lab.containerlab)")
+    return spec.lab.containerlab, spec.primary.file
+
+
+def _clab_ifname(node: ContainerlabNode, name: str, port: int) -> str:
     # Linux-kind nodes take any interface name, so FRR keeps the swpN names its frr.conf uses. Vendor kinds
     # number data ports eth1..ethN (eth0 is containerlab's management port) and map them to their own names.
-    return name if platform == "frr" else f"eth{port}"
+    return name if node.native_interface_names else f"eth{port}"
 
 
 def _host_ifname(index: int) -> str:
@@ -42,20 +38,20 @@ def containerlab_topology(plan: FabricPlan, configs_dir: str = "configs", images
     nodes: dict[str, Any] = {}
     endpoint: dict[tuple[str, str], str] = {}
     for dev in plan.devices.values():
-        spec = KINDS[dev.platform]
+        spec, config_file = _node_spec(dev.platform)
         node: dict[str, Any] = {
-            "kind": spec["kind"],
-            "image": images.get(spec["kind"], spec["image"]),
+            "kind": spec.kind,
+            "image": images.get(spec.kind, spec.image),
             "labels": {"netfab.role": dev.role},
         }
-        config = f"{configs_dir}/{spec['config'].format(name=dev.name)}"
-        if dev.platform == "frr":
-            node["binds"] = [f"{config}:/etc/frr/frr.conf"]
+        config = f"{configs_dir}/{config_file.format(name=dev.name)}"
+        if spec.config_bind is not None:
+            node["binds"] = [f"{config}:{spec.config_bind}"]
         else:
             node["startup-config"] = config
         nodes[dev.name] = node
         for i in dev.interfaces:
-            endpoint[(dev.name, i.name)] = f"{dev.name}:{_clab_ifname(dev.platform, i.name, i.port)}"
+            endpoint[(dev.name, i.name)] = f"{dev.name}:{_clab_ifname(spec, i.name, i.port)}"
     for server in plan.servers:
         execs = []
         for nic in server.nics:

@@ -13,6 +13,7 @@ from netfab.design.plan import FabricPlan
 from netfab.intent import Intent
 from netfab.lab.layout import default_workdir
 from netfab.lab.spec import LabHost, LabHostInterface, LabLink, LabSpec, LabSwitch
+from netfab.platforms import namespace_lab_platform
 from netfab.render.device import render_device
 
 
@@ -32,11 +33,12 @@ def lab_variant(intent: Intent) -> tuple[Intent, list[str]]:
     }
     # model_copy, not a dump/re-validate round trip: the dump holds normalised numbers ("400G" -> 400),
     # which the unit-checking validators would (rightly) refuse.
-    frr_only: dict[str, str | int | None] = {"platform": "frr", "os_version": None}
-    leaf_update = dict(frr_only)
+    lab_platform = namespace_lab_platform().name
+    lab_only: dict[str, str | int | None] = {"platform": lab_platform, "os_version": None}
+    leaf_update = dict(lab_only)
     if lab.leaf_uplinks is not None:
         leaf_update["uplinks"] = lab.leaf_uplinks
-    spine_update = dict(frr_only)
+    spine_update = dict(lab_only)
     if lab.spines is not None:
         spine_update["count"] = lab.spines
     topology = intent.topology.model_copy(
@@ -44,28 +46,28 @@ def lab_variant(intent: Intent) -> tuple[Intent, list[str]]:
             **scaled,
             "leaf": intent.topology.leaf.model_copy(update=leaf_update),
             "spine": intent.topology.spine.model_copy(update=spine_update),
-            "superspine": intent.topology.superspine.model_copy(update=frr_only)
+            "superspine": intent.topology.superspine.model_copy(update=lab_only)
             if intent.topology.superspine is not None
             else None,
         }
     )
     notes: list[str] = []
-    caps = capabilities_for("frr")
+    caps = capabilities_for(lab_platform)
     qos = intent.qos
-    if qos.pfc.watchdog is not None and not caps.pfc_watchdog:
+    if qos.pfc.watchdog is not None and not caps.pfc_watchdog.supported:
         notes.append("PFC watchdog: not modelled (Linux has none; veth has no PFC at all)")
         qos = qos.model_copy(update={"pfc": qos.pfc.model_copy(update={"watchdog": None})})
     if qos.buffers.headroom != "auto":
         notes.append("explicit PFC headroom: not modelled (no PFC on veth)")
         qos = qos.model_copy(update={"buffers": qos.buffers.model_copy(update={"headroom": "auto"})})
     lb = intent.load_balancing
-    dropped = [f for f in lb.hash_fields if f not in caps.hash_fields]
+    dropped = [f for f in lb.hash_fields if f not in caps.hashes]
     lb_update: dict[str, object] = {}
     if dropped:
         notes.append(
             f"ECMP hash fields {', '.join(map(str, dropped))}: not modelled (the Linux kernel cannot hash on them)"
         )
-        lb_update["hash_fields"] = [f for f in lb.hash_fields if f in caps.hash_fields]
+        lb_update["hash_fields"] = [f for f in lb.hash_fields if f in caps.hashes]
     for feature in ("adaptive_routing", "packet_spraying"):
         if getattr(lb, feature) and not getattr(caps, feature):
             notes.append(f"{feature.replace('_', ' ')}: not modelled (kernel ECMP is hash-only)")

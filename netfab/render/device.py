@@ -2,25 +2,31 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
+from netfab.capabilities import capabilities_for
 from netfab.design.plan import DevicePlan, FabricPlan, ServerPlan
-from netfab.render.environment import environment, platform_data, platform_outputs
+from netfab.platforms import platform_spec
+from netfab.render.environment import environment
 
 
-def render_device(device: DevicePlan, root: Path | None = None) -> dict[str, str]:
+def render_device(device: DevicePlan) -> dict[str, str]:
     """Return {relative output path: text} for one switch, e.g. {'configs/leaf1.conf': '...'}."""
-    env = environment(root)
-    data = platform_data(device.platform, root)
+    env = environment()
+    spec = platform_spec(device.platform)
+    context = {
+        "dev": device,
+        "data": spec.template_data,
+        "caps": capabilities_for(device.platform, device.os_version),
+        "naming": spec.naming,
+    }
     out: dict[str, str] = {}
-    for spec in platform_outputs(device.platform, root):
-        template = env.get_template(f"{device.platform}/{spec['template']}")
-        out["configs/" + spec["file"].format(name=device.name)] = template.render(dev=device, data=data)
+    for output in spec.outputs:
+        template = env.get_template(f"{device.platform}/{output.template}")
+        out["configs/" + output.file.format(name=device.name)] = template.render(context)
     return out
 
 
-def render_server(server: ServerPlan, plan: FabricPlan, root: Path | None = None) -> dict[str, str]:
+def render_server(server: ServerPlan, plan: FabricPlan) -> dict[str, str]:
     """The GPU server's NIC script (mlnx_qos trust/PFC, DCQCN, CNP, addresses)."""
-    env = environment(root)
+    env = environment()
     template = env.get_template("host/nic.sh.j2")
     return {f"hosts/{server.name}.sh": template.render(server=server, nic=server.congestion, fabric=plan.name)}

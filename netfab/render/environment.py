@@ -1,17 +1,18 @@
 """The Jinja2 environment: built once per process, StrictUndefined, templates compiled on first use.
 
-Templates see only DevicePlan/ServerPlan objects (never the raw intent), plus the platform's own data file
-(templates/<platform>/data.yaml, e.g. hash-field keyword maps) as `data`.
+Templates see only DevicePlan/ServerPlan objects (never the raw intent), plus from the platform's record
+(netfab/platforms/<platform>/platform.yaml) its template data as `data`, its capabilities at the device's
+release as `caps` (so a limit lint checks is the limit the template enforces) and its interface naming as
+`naming`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import jinja2
-import yaml
 
 from netfab.core.paths import templates_dir
 
@@ -54,10 +55,28 @@ def _unsupported(message: str) -> None:
     raise UnsupportedFeature(message)
 
 
+def _loader() -> jinja2.BaseLoader:
+    # '<platform>/<file>' resolves in that platform's template folder (a record from NETFAB_PLATFORMS_PATH may
+    # bring its own); anything else (host/, shared includes) under templates/.
+    from netfab.platforms import registry
+
+    reg = registry()
+    own = {name: jinja2.FileSystemLoader(str(path)) for name, path in reg.template_dirs.items()}
+    return jinja2.ChoiceLoader([jinja2.PrefixLoader(own), jinja2.FileSystemLoader(str(templates_dir()))])
+
+
+def environment() -> jinja2.Environment:
+    import os
+
+    from netfab.platforms import ENV_PATH
+
+    return _environment(os.environ.get(ENV_PATH, ""))
+
+
 @cache
-def environment(root: Path | None = None) -> jinja2.Environment:
+def _environment(registry_key: str) -> jinja2.Environment:
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(root or templates_dir())),
+        loader=_loader(),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
@@ -70,19 +89,8 @@ def environment(root: Path | None = None) -> jinja2.Environment:
     return env
 
 
-@cache
-def platform_data(platform: str, root: Path | None = None) -> dict[str, Any]:
-    path = (root or templates_dir()) / platform / "data.yaml"
-    if not path.is_file():
-        return {}
-    with path.open(encoding="utf-8") as fh:
-        return yaml.safe_load(fh) or {}
+def platform_data(platform: str) -> Mapping[str, Any]:
+    """The record's template_data: keyword maps and limits only templates (and the audit's facts) read."""
+    from netfab.platforms import platform_spec
 
-
-@cache
-def platform_outputs(platform: str, root: Path | None = None) -> list[dict[str, str]]:
-    """templates/<platform>/outputs.yaml: which files one device produces and from which template."""
-    path = (root or templates_dir()) / platform / "outputs.yaml"
-    with path.open(encoding="utf-8") as fh:
-        outputs = yaml.safe_load(fh)
-    return list(outputs["files"])
+    return platform_spec(platform).template_data

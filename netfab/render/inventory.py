@@ -8,17 +8,8 @@ from typing import Any
 import yaml
 
 from netfab.design.plan import FabricPlan
+from netfab.platforms import platform_spec
 
-# NAPALM driver per platform. eos/nxos/junos are NAPALM's own; the netfab.* ones ship in
-# netfab.deploy.drivers and are resolved by netfab's own Nornir connection plugin (netfab_napalm).
-NAPALM_DRIVERS = {
-    "arista_eos": "eos",
-    "cisco_nxos": "nxos",
-    "juniper_junos": "junos",
-    "nvidia_cumulus": "netfab.nvue",
-    "sonic": "netfab.sonic",
-    "frr": "netfab.frr",
-}
 CONNECTION_NAME = "netfab_napalm"
 
 
@@ -47,7 +38,7 @@ def inventory_files(plan: FabricPlan) -> dict[str, str]:
             "data": data,
         }
     groups: dict[str, Any] = {
-        f"platform_{p}": {"connection_options": {CONNECTION_NAME: {"platform": NAPALM_DRIVERS[p]}}}
+        f"platform_{p}": {"connection_options": {CONNECTION_NAME: {"platform": platform_spec(p).driver.napalm}}}
         for p in sorted(platforms)
     }
     for role in ("superspine", "spine", "leaf"):

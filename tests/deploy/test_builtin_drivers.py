@@ -50,7 +50,7 @@ from netfab.deploy.engine import Deployer, DeployOutcome, DeviceArtifacts
 from netfab.deploy.inventory import build_nornir
 from netfab.deploy.journal import DeviceRecord, Journal, RunRecord, load_run
 from netfab.deploy.waves import Wave
-from netfab.render.inventory import NAPALM_DRIVERS
+from netfab.platforms import platform_spec
 from netfab.verify.checks import CheckResult
 from netfab.verify.results import check_result
 
@@ -638,7 +638,10 @@ class Harness:
         self.monkeypatch.setattr(engine, "run_checks", interface_check(driver))
         group = f"platform_{platform}"  # as netfab.render.inventory generates it
         hosts = {name: {"hostname": "127.0.0.1", "port": port, "platform": platform, "groups": [group]}}
-        options = {"platform": NAPALM_DRIVERS[platform], "extras": {"optional_args": OPTIONAL_ARGS[driver]}}
+        options = {
+            "platform": platform_spec(platform).driver.napalm,
+            "extras": {"optional_args": OPTIONAL_ARGS[driver]},
+        }
         groups = {group: {"connection_options": {"netfab_napalm": options}}}
         nr = build_nornir(hosts, groups, Credentials(username="netops", password="pw-builtin"), workers=1)
         waves = [Wave("canary", (name,), 1, 0)]

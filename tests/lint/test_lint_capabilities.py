@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from netfab.capabilities import NosVersion, at_least, capabilities_for, clear_cache, parse_version, platform_data
-from netfab.intent import HashField, Platform
+from netfab.capabilities import NosVersion, at_least, capabilities_for, clear_cache, parse_version
+from netfab.intent import HashField
+from netfab.platforms import platform_names, platform_spec
 
 QP = HashField.ROCE_DEST_QP
 
@@ -45,16 +46,16 @@ def test_unknown_version_means_newest(text: str | None) -> None:
     assert at_least(text, "99.9")
 
 
-@pytest.mark.parametrize("platform", list(Platform))
-def test_every_platform_has_valid_data(platform: Platform) -> None:
-    data = platform_data(platform.value)
+@pytest.mark.parametrize("platform", platform_names())
+def test_every_platform_has_valid_data(platform: str) -> None:
+    assert platform_spec(platform).name == platform
     caps = capabilities_for(platform)
-    assert data.platform is platform
+    assert caps.platform == platform
     assert caps.max_ecmp_paths >= 1
     assert caps.ecn_units
-    assert {HashField.SRC_IP, HashField.DST_IP, HashField.SRC_PORT} <= caps.hash_fields
+    assert {HashField.SRC_IP, HashField.DST_IP, HashField.SRC_PORT} <= caps.hashes
     assert caps.watchdog_actions <= {"drop", "forward", "alert"}
-    assert caps.pfc_watchdog or not caps.watchdog_actions
+    assert caps.pfc_watchdog.supported or not caps.watchdog_actions
 
 
 @pytest.mark.parametrize(
@@ -74,7 +75,7 @@ def test_every_platform_has_valid_data(platform: Platform) -> None:
 )
 def test_rocev2_dest_qp_hashing(platform: str, version: str | None, has_qp: bool) -> None:
     caps = capabilities_for(platform, version)
-    assert (QP in caps.hash_fields) is has_qp
+    assert (QP in caps.hashes) is has_qp
     if not has_qp and platform in ("arista_eos", "juniper_junos"):
         assert "from" in caps.upgrade_hint("hash_fields.rocev2_dest_qp")
     if not has_qp and platform == "arista_eos" and version in (None, "latest"):
@@ -85,17 +86,17 @@ def test_feature_facts() -> None:
     cumulus = capabilities_for("nvidia_cumulus")
     assert cumulus.adaptive_routing and cumulus.adaptive_routing_speeds == (200, 400)
     assert cumulus.watchdog_actions == {"drop"} and cumulus.ecn_units == ("bytes",)
-    assert not capabilities_for("nvidia_cumulus", "5.5.0").pfc_watchdog
+    assert not capabilities_for("nvidia_cumulus", "5.5.0").pfc_watchdog.supported
     assert capabilities_for("juniper_junos").ecn_units == ("percent_fill",)
     assert capabilities_for("sonic").watchdog_actions == {"drop", "forward", "alert"}
-    assert not capabilities_for("frr").pfc_watchdog
+    assert not capabilities_for("frr").pfc_watchdog.supported
     # NX-OS has DLB from 10.5(1)F, but its templates cannot render it (keywords unconfirmed).
     assert not capabilities_for("cisco_nxos", "10.5(1)F").adaptive_routing
     assert not capabilities_for("cisco_nxos", "10.5(1)F").packet_spraying
     assert not capabilities_for("cisco_nxos").bgp_unnumbered and capabilities_for("cisco_nxos").max_strict_queues == 1
     sonic_ars = [capabilities_for("sonic", v).packet_spraying for v in ("202411", "202511")]
     assert sonic_ars == [False, True]
-    assert not any(capabilities_for(p).explicit_headroom for p in Platform)
+    assert not any(capabilities_for(p).explicit_headroom for p in platform_names())
     assert capabilities_for("arista_eos").commit_confirm and not capabilities_for("sonic").commit_confirm
     assert capabilities_for("frr").buffer.queue_bytes is None
 

@@ -8,6 +8,7 @@ import pytest
 from cli_roundtrip import assert_roundtrip, check_golden, config_lines, lab_pair, render_text
 from hier_config import Platform
 
+from netfab.capabilities import capabilities_for
 from netfab.design import DevicePlan
 from netfab.render.environment import UnsupportedFeature, platform_data
 
@@ -74,7 +75,7 @@ def test_watchdog_in_polling_intervals_and_ms() -> None:
 
 
 def test_ecn_fill_levels_from_bytes() -> None:
-    buf = platform_data("juniper_junos")["ecn_queue_buffer_bytes"]
+    buf = capabilities_for("juniper_junos").ecn_fill_level_of
     classes = [
         {
             "name": "roce",
@@ -168,7 +169,7 @@ def test_unsupported_features_are_refused(overrides: dict[str, object], message:
 
 
 def test_ecn_beyond_the_queue_buffer_is_refused() -> None:
-    buf = platform_data("juniper_junos")["ecn_queue_buffer_bytes"]
+    buf = capabilities_for("juniper_junos").ecn_fill_level_of
     classes = [
         {
             "name": "roce",

@@ -10,18 +10,20 @@ from hier_config import WorkflowRemediation
 
 from netfab.audit.facts.cli import CliConfig
 from netfab.audit.model import RawDiff
-
-_COMMENT = {"juniper_junos": "#"}
-_FILE = {"juniper_junos": "remediation.set"}
+from netfab.platforms.model import Dialect
 
 
-def remediate(device: str, platform: str, running: CliConfig, intended: CliConfig) -> tuple[RawDiff, dict[str, str]]:
+def remediate(
+    device: str, suffix: str, dialect: Dialect | None, running: CliConfig, intended: CliConfig
+) -> tuple[RawDiff, dict[str, str]]:
+    """`suffix` is the part's (".cfg", ".set"): the remediation file has it too; the dialect says whether the
+    text is set form and how its comments start."""
+    assert dialect is not None
     diff = "\n".join(running.tree.unified_diff(intended.tree))
     workflow = WorkflowRemediation(running.tree, intended.tree)
-    flat = platform == "juniper_junos"
+    flat = dialect.flat
     lines = list(workflow.remediation_config.lines(sectional_exiting=not flat))
-    comment = _COMMENT.get(platform, "!")
     how = "load set / commit confirmed" if flat else "configure session, then commit timer"
-    header = f"{comment} netfab audit: {device} running -> intended ({how})"
+    header = f"{dialect.comment[0]} netfab audit: {device} running -> intended ({how})"
     text = "\n".join([header, *lines]) + "\n" if lines else ""
-    return RawDiff("unified", diff), ({_FILE.get(platform, "remediation.cfg"): text} if text else {})
+    return RawDiff("unified", diff), ({f"remediation{suffix}": text} if text else {})

@@ -61,7 +61,8 @@ def reload_test_diff(running: HConfig, intended: HConfig) -> str:
 def remediate(
     running: CliConfig, intended: CliConfig, intended_text: str, label: str
 ) -> tuple[RawDiff, dict[str, str]]:
-    """`label` names the files ("frr" for the frr platform, "bgp-frr" for SONiC's container)."""
+    """`label` names the files: the part's audit label in its platform record (the frr platform says frr,
+    SONiC's bgp container bgp-frr)."""
     diff = reload_test_diff(running.tree, intended.tree)
     files = {f"{label}.conf": intended_text, f"{label}-reload-test.txt": diff + "\n"} if diff else {}
     return RawDiff("frr-reload", diff), files

@@ -231,6 +231,11 @@ class SonicDriver(_base.SSHDriverBase):
     def _running_config(self, full: bool) -> str:
         return self._run("show runningconfiguration all", what="show runningconfiguration all").stdout
 
+    def get_frr_running_config(self) -> str:
+        """The bgp container's FRR running config (the audit's `.frr.conf` part), read through the same
+        container and vtysh the driver deploys with (optional_args bgp_container)."""
+        return self._show("show running-config")
+
     def _startup_config(self) -> str:
         res = self._run("cat /etc/sonic/config_db.json", check=False)
         return res.stdout if res.rc == 0 else ""

@@ -174,7 +174,7 @@ class HopWithoutEntropy(Rule):
             groups.setdefault(key, []).append(dev.name)
         for (role, platform, version, fields), names in groups.items():
             caps = capabilities_for(platform, version)
-            if ENTROPY & set(fields) & caps.hash_fields:
+            if ENTROPY & set(fields) & caps.hashes:
                 continue
             asked = join(sorted(str(f) for f in ENTROPY & set(fields)))
             msg = (

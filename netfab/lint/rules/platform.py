@@ -69,7 +69,7 @@ class HashFieldUnsupported(Rule):
     def check(self, ctx: LintContext) -> Iterator[Finding]:
         for j, field in enumerate(ctx.intent.load_balancing.hash_fields):
             for group in ctx.platform_groups:
-                if field in group.caps.hash_fields:
+                if field in group.caps.hashes:
                     continue
                 feature = f"hash_fields.{field.value}"
                 upgrade = group.caps.upgrade_hint(feature)
@@ -131,7 +131,7 @@ def _speed_findings(
         if bad:
             works = "/".join(speed(s) for s in works_at)
             msg = (
-                f"{feature} on {group.caps.platform.value} works at {works} only, but the {role} tier's "
+                f"{feature} on {group.caps.platform} works at {works} only, but the {role} tier's "
                 f"fabric ports run at {join(speed(s) for s in bad)}"
             )
             yield rule.finding(ctx, path, msg, related=[(*group.path, "uplink_speed")])
@@ -211,14 +211,14 @@ class WatchdogUnsupported(Rule):
             return
         for group in ctx.platform_groups:
             caps = group.caps
-            if not caps.pfc_watchdog:
+            if not caps.pfc_watchdog.supported:
                 upgrade = caps.upgrade_hint("pfc_watchdog")
                 hint = f"{upgrade}set qos.pfc.watchdog: null (lint then warns PFC001 where a watchdog exists)"
                 msg = f"PFC watchdog requested, but there is none on the {group.label}{caps.why('pfc_watchdog')}"
                 yield self.finding(ctx, WATCHDOG, msg, hint=hint, related=[group.path])
             elif wd.action not in caps.watchdog_actions:
                 has = join(sorted(caps.watchdog_actions))
-                why = caps.why(f"pfc_watchdog.action.{wd.action}")
+                why = caps.why(f"pfc_watchdog.actions.{wd.action}")
                 msg = f"PFC watchdog action '{wd.action}' is not available on the {group.label}{why}; it has: {has}"
                 yield self.finding(ctx, (*WATCHDOG, "action"), msg, related=[group.path])
 

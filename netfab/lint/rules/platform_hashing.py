@@ -141,11 +141,11 @@ class QpHashCompanion(Rule):
         for group in ctx.platform_groups:
             caps = group.caps
             allowed = caps.qp_hash_companions
-            if allowed is None or HashField.ROCE_DEST_QP not in caps.hash_fields:
+            if allowed is None or HashField.ROCE_DEST_QP not in caps.hashes:
                 continue  # no QP hashing here at all: CAP002's finding
             for j, field in enumerate(fields):
                 # Unsupported on its own is CAP002's finding; only fields the platform has otherwise count here.
-                if field is HashField.ROCE_DEST_QP or field in allowed or field not in caps.hash_fields:
+                if field is HashField.ROCE_DEST_QP or field in allowed or field not in caps.hashes:
                     continue
                 msg = (
                     f"hash field {field.value} cannot be combined with rocev2_dest_qp on the "

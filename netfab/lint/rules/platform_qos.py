@@ -1,7 +1,7 @@
 """QoS settings each tier's platform can express: trust, strict queues, percentages, ECN knobs, classifiers.
 
 The numbers the intent allows (any percent 0-100, any ECN weight 0-15) are wider than some CLIs take; these
-rules hold the intent to what the platform's renderer writes (capability data, netfab/capabilities).
+rules hold the intent to what the platform's renderer writes (the capabilities in its platform record).
 """
 
 from __future__ import annotations
@@ -181,7 +181,7 @@ class EcnFillLevelOutOfRange(Rule):
     """ECN thresholds do not make valid fill levels on a platform that takes them in percent of a queue buffer.
 
     Junos drop profiles take Kmin/Kmax as fill levels; netfab converts bytes with the queue buffer in
-    templates/juniper_junos/data.yaml (2,000,000 B), rounding up. Kmax beyond that buffer, or Kmin and Kmax in
+    the juniper_junos platform record (2,000,000 B), rounding up. Kmax beyond that buffer, or Kmin and Kmax in
     the same percent, cannot be written.
 
     ```yaml
@@ -203,7 +203,7 @@ class EcnFillLevelOutOfRange(Rule):
             if ecn is None or ecn.kmin >= ecn.kmax:
                 continue  # Kmin not below Kmax: ECN001's finding
             for group in ctx.platform_groups:
-                buf = group.caps.ecn_fill_level_of_bytes
+                buf = group.caps.ecn_fill_level_of
                 if buf is None:
                     continue
                 kmin_pct, kmax_pct = ceil(ecn.kmin * 100 / buf), ceil(ecn.kmax * 100 / buf)

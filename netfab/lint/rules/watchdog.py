@@ -40,7 +40,7 @@ class WatchdogMissing(Rule):
         watchdog = ctx.intent.qos.pfc.watchdog
         if not prios or (watchdog is not None and watchdog.enabled):
             return
-        if not any(tier.caps.pfc_watchdog for tier in ctx.tiers):
+        if not any(tier.caps.pfc_watchdog.supported for tier in ctx.tiers):
             return  # nothing could run one: the warning would not be actionable
         state = "disabled" if watchdog is not None else "not configured"
         msg = f"PFC is on {priorities(prios)} but the PFC watchdog is {state}: a pause storm would stall the fabric"
