@@ -7,7 +7,7 @@ from importlib import import_module
 from netfab.lint.rule import Rule
 
 TOPICS = ("qos", "ecn", "watchdog", "headroom", "mtu", "nic", "loadbalance", "platform", "topology",
-          "addressing", "asn", "platform_underlay", "platform_hashing", "platform_qos", "platform_pfc",
+          "addressing", "asn", "platform_gates", "platform_hashing", "platform_qos", "platform_pfc",
           "plan_ports", "plan_paths", "plan_addressing")  # fmt: skip
 
 

@@ -17,35 +17,6 @@ from netfab.lint.rules._words import join
 FIELDS = ("load_balancing", "hash_fields")
 
 
-class HashSeedUnsupported(Rule):
-    """`load_balancing.hash_seed` is set, but a tier's platform has no way to configure a fixed seed.
-
-    EOS has no confirmed hash-seed CLI; SONiC's CONFIG_DB has no seed leaf (orchagent derives one per device
-    type). Without an explicit seed netfab gives every device a stable seed of its own, which is what breaks
-    ECMP polarisation anyway.
-
-    ```yaml
-    # bad: arista_eos or sonic
-    load_balancing: {hash_seed: 42}
-    # fixed
-    load_balancing: {}
-    ```
-    """
-
-    id = "CAP009"
-    severity = Severity.ERROR
-    title = "Fixed hash seed not supported by the platform"
-    hint = "omit load_balancing.hash_seed: each device then gets a stable seed derived from its name"
-
-    def check(self, ctx: LintContext) -> Iterator[Finding]:
-        if ctx.intent.load_balancing.hash_seed is None:
-            return
-        for group in ctx.platform_groups:
-            if not group.caps.hash_seed:
-                msg = f"a fixed hash seed is not supported by the {group.label}{group.caps.why('hash_seed')}"
-                yield self.finding(ctx, ("load_balancing", "hash_seed"), msg, related=[group.path])
-
-
 class HashFieldHalfPair(Rule):
     """Only one half of a source/destination pair is a hash field, on a platform that selects them as one.
 
@@ -154,4 +125,4 @@ class QpHashCompanion(Rule):
                 yield self.finding(ctx, (*FIELDS, j), msg, related=[group.path])
 
 
-RULES: tuple[type[Rule], ...] = (HashSeedUnsupported, HashFieldHalfPair, HashFieldRequired, QpHashCompanion)
+RULES: tuple[type[Rule], ...] = (HashFieldHalfPair, HashFieldRequired, QpHashCompanion)

@@ -16,37 +16,6 @@ from netfab.lint.rules._words import duration
 WATCHDOG = ("qos", "pfc", "watchdog")
 
 
-class ExplicitHeadroomUnsupported(Rule):
-    """`qos.buffers.headroom` is a byte size, but a tier's platform sizes PFC headroom itself.
-
-    SONiC and Cumulus derive headroom from cable length, speed and MTU; Junos has no per-port knob (a shared
-    buffer partition); EOS and NX-OS need CLI netfab does not render; Linux dcb sizes it from the cable delay.
-    Every platform in scope takes `auto`, which sizes it from the same formula HDR001 checks.
-
-    ```yaml
-    # bad
-    qos: {buffers: {headroom: 200KB}}
-    # fixed
-    qos: {buffers: {headroom: auto}}
-    ```
-    """
-
-    id = "CAP020"
-    severity = Severity.ERROR
-    title = "Explicit PFC headroom not supported by the platform"
-    hint = "set qos.buffers.headroom: auto"
-
-    def check(self, ctx: LintContext) -> Iterator[Finding]:
-        headroom = ctx.intent.qos.buffers.headroom
-        if headroom == "auto":
-            return
-        for group in ctx.platform_groups:
-            if not group.caps.explicit_headroom:
-                why = group.caps.why("explicit_headroom")
-                msg = f"explicit PFC headroom is not supported by the {group.label}{why}"
-                yield self.finding(ctx, ("qos", "buffers", "headroom"), msg, related=[group.path])
-
-
 class LosslessCableTooLong(Rule):
     """A link is longer than the lossless cable length a tier's platform renders headroom for.
 
@@ -140,4 +109,4 @@ class WatchdogTimersNotAccepted(Rule):
                 yield self.finding(ctx, (*WATCHDOG, name), msg, related=[group.path])
 
 
-RULES: tuple[type[Rule], ...] = (ExplicitHeadroomUnsupported, LosslessCableTooLong, WatchdogTimersNotAccepted)
+RULES: tuple[type[Rule], ...] = (LosslessCableTooLong, WatchdogTimersNotAccepted)

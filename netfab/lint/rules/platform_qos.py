@@ -20,34 +20,6 @@ def _pct(value: float) -> str:
     return f"{value:g} %"
 
 
-class TrustPcpUnsupported(Rule):
-    """`qos.trust: pcp` on a tier whose platform cannot classify by 802.1Q priority on routed ports.
-
-    Fabric ports are routed and untagged: there is no VLAN tag and so no PCP to trust. SONiC (DOT1P_TO_TC_MAP)
-    and Cumulus (trust l2) can still be told to; EOS, NX-OS, Junos and Linux cannot.
-
-    ```yaml
-    # bad on arista_eos
-    qos: {trust: pcp}
-    # fixed
-    qos: {trust: dscp}
-    ```
-    """
-
-    id = "CAP013"
-    severity = Severity.ERROR
-    title = "Trust PCP not supported by the platform"
-    hint = "set qos.trust: dscp (and nic.trust: dscp): routed RoCEv2 is classified by DSCP"
-
-    def check(self, ctx: LintContext) -> Iterator[Finding]:
-        if ctx.intent.qos.trust != "pcp":
-            return
-        for group in ctx.platform_groups:
-            if not group.caps.trust_pcp:
-                msg = f"trust pcp is not supported by the {group.label}{group.caps.why('trust_pcp')}"
-                yield self.finding(ctx, ("qos", "trust"), msg, related=[group.path])
-
-
 class TooManyStrictQueues(Rule):
     """More strict-priority classes than a tier's platform renders.
 
@@ -143,38 +115,6 @@ class EcnPmaxNotAccepted(Rule):
                         f"{group.caps.why('ecn_pmax')}"
                     )
                     yield self.finding(ctx, class_path(i, "ecn", "pmax"), msg, related=[group.path])
-
-
-class EcnWeightUnsupported(Rule):
-    """An ECN averaging weight other than 0 on a platform that marks on the instantaneous queue only.
-
-    Junos drop profiles, SONiC WRED_PROFILE and Spectrum (Cumulus) have no averaging weight; the weight cannot
-    be rendered, and 0 is what RoCE wants anyway (ECN006).
-
-    ```yaml
-    # bad on sonic
-    ecn: {kmin: 150KB, kmax: 1500KB, weight: 4}
-    # fixed
-    ecn: {kmin: 150KB, kmax: 1500KB, weight: 0}
-    ```
-    """
-
-    id = "CAP017"
-    severity = Severity.ERROR
-    title = "ECN averaging weight not supported by the platform"
-    hint = "set the class's ecn.weight to 0 (instantaneous queue)"
-
-    def check(self, ctx: LintContext) -> Iterator[Finding]:
-        for i, tc in enumerate(ctx.intent.qos.classes):
-            if tc.ecn is None or tc.ecn.weight == 0:
-                continue
-            for group in ctx.platform_groups:
-                if not group.caps.ecn_weight:
-                    msg = (
-                        f"{klass(tc)} has ECN weight {tc.ecn.weight}, but there is no averaging weight on the "
-                        f"{group.label}{group.caps.why('ecn_weight')}"
-                    )
-                    yield self.finding(ctx, class_path(i, "ecn", "weight"), msg, related=[group.path])
 
 
 class EcnFillLevelOutOfRange(Rule):
@@ -276,11 +216,9 @@ class DscpWithoutClass(Rule):
 
 
 RULES: tuple[type[Rule], ...] = (
-    TrustPcpUnsupported,
     TooManyStrictQueues,
     DwrrWeightNotAccepted,
     EcnPmaxNotAccepted,
-    EcnWeightUnsupported,
     EcnFillLevelOutOfRange,
     DscpWithoutClass,
 )
