@@ -10,7 +10,8 @@ from hier_config import HConfig
 
 from netfab.audit.hconfig import driver_for
 from netfab.audit.rules import AuditRules
-from netfab.audit.textconfig import Cleaned, Dialect, Tree, clean, to_hconfig, to_tree
+from netfab.audit.textconfig import Cleaned, Tree, clean, to_hconfig, to_tree
+from netfab.platforms.model import Dialect
 
 
 @dataclass
