@@ -60,6 +60,13 @@ class StagesFrrCandidate(Protocol):
 
 
 @runtime_checkable
+class ReadsFrrRunningConfig(Protocol):
+    def get_frr_running_config(self) -> str:
+        """The running config of an FRR that is not the device's primary config (SONiC's bgp container)."""
+        ...
+
+
+@runtime_checkable
 class NetfabDriver(ReadsRouteEcmpWidth, StagesCompanions, Protocol):
     """Every netfab driver: the device-side commit-confirm timer is visible, companions are staged, and
     per-route ECMP width can be read."""
@@ -74,6 +81,7 @@ EXTRAS: tuple[type[Any], ...] = (
     StagesCompanions,
     StagesHostScript,
     StagesFrrCandidate,
+    ReadsFrrRunningConfig,
 )
 """Every extra Protocol (the conformance tests check each driver's methods against these signatures)."""
 
@@ -89,5 +97,5 @@ if TYPE_CHECKING:  # static proof, for mypy only: each driver is what it claims
     def _nvue(d: NVUEDriver) -> NetfabDriver:
         return d
 
-    def _sonic(d: SonicDriver) -> tuple[NetfabDriver, StagesFrrCandidate]:
-        return d, d
+    def _sonic(d: SonicDriver) -> tuple[NetfabDriver, StagesFrrCandidate, ReadsFrrRunningConfig]:
+        return d, d, d

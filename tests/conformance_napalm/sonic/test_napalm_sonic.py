@@ -12,7 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from netfab.deploy.drivers.protocol import ReadsRouteEcmpWidth, StagesCompanions, StagesFrrCandidate
+from netfab.deploy.drivers.protocol import (
+    ReadsFrrRunningConfig,
+    ReadsRouteEcmpWidth,
+    StagesCompanions,
+    StagesFrrCandidate,
+)
 from netfab.deploy.drivers.sonic import SonicDriver
 from tests.conformance_napalm.napalm_suite import NetfabGetters, generate, patched, set_device_parameters
 
@@ -25,4 +30,4 @@ __all__ = ["set_device_parameters"]  # the fixture NAPALM's tests use, imported 
 class TestNapalmSonicGetters(NetfabGetters):
     driver = SonicDriver
     patched_driver = patched(SonicDriver, HERE)
-    claims = (ReadsRouteEcmpWidth, StagesCompanions, StagesFrrCandidate)
+    claims = (ReadsRouteEcmpWidth, StagesCompanions, StagesFrrCandidate, ReadsFrrRunningConfig)
