@@ -12,6 +12,7 @@ and what drifted; its diff is then non-empty, the driver runs it, and the journa
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -61,7 +62,10 @@ def remediate(
     secrets: tuple[str, ...],
     confirm_timeout_s: int | None = None,
     on_event: Listener | None = None,
+    on_run: Callable[[str], None] | None = None,
+    lab: str | None = None,
 ) -> RemediationRun:
+    """on_run(run_id) is called once the run exists (the CLI names it in the fabric lock)."""
     from netfab.deploy.engine import Deployer
     from netfab.deploy.journal import DeviceRecord, Journal, RunRecord, new_run_id
     from netfab.deploy.playbook import load_playbook
@@ -72,6 +76,7 @@ def remediate(
     drifted = [d for d in report.drifted]
     names = [d.device for d in drifted]
     waves = plan_waves(book, [plan.devices[n] for n in names])
+    timeout = confirm_timeout_s if confirm_timeout_s is not None else book.confirm_timeout // 1_000_000
     record = RunRecord(
         run_id=new_run_id(),
         fabric=plan.name,
@@ -80,8 +85,14 @@ def remediate(
         dry_run=False,
         waves=[{"name": w.name, "devices": list(w.devices)} for w in waves],
         devices={d: DeviceRecord(d, w.name) for w in waves for d in w.devices},
+        verb="audit --remediate",
+        lab=lab,
+        confirm_timeout_s=timeout,
+        confirm_mode=book.confirm,
     )
     journal = Journal(runs, record, secrets)
+    if on_run is not None:
+        on_run(record.run_id)
     artifacts = device_artifacts(plan, names)
     for dev in drifted:
         if dev.kernel_drift:
@@ -89,7 +100,6 @@ def remediate(
             art = artifacts[dev.device]
             if key in art.companions:
                 art.companions[key] = stamp_host_script(art.companions[key], record.run_id, dev)
-    timeout = confirm_timeout_s if confirm_timeout_s is not None else book.confirm_timeout // 1_000_000
     deployer = Deployer(
         nr,
         plan,

@@ -36,6 +36,7 @@ from netfab.report import ReportFormat
 if TYPE_CHECKING:  # heavy modules load inside the verb (CLI start-up stays fast)
     from netfab.audit.model import AuditReport, Collected
     from netfab.audit.rules import AuditRules
+    from netfab.deploy.lock import FabricLock
     from netfab.design.plan import FabricPlan
 
 
@@ -127,13 +128,23 @@ def audit(
     from netfab.deploy.target import build_root_for
 
     where = _Where(lab, list(inventory or []), build_root_for(build_root, lab), workers or book.parallelism, jobs)
-    started = time.perf_counter()
-    report = _run(plan, names, rules, from_dir, where)
-    report.seconds = time.perf_counter() - started  # collection included: what an operator waits for
-    if remediate and report.drifted:
-        # a runbook names its staging playbook relative to itself
-        staging = deploy_playbook or (book_path.parent / book.deploy_playbook if book.deploy_playbook else None)
-        _remediate(report, plan, rules, where, _default_playbook("deploy.yaml", staging), runs, intent, confirm_timeout)
+    # --remediate is a writer: it takes the fabric lock (deploy/lock.py) before it reads a device, so it never
+    # audits a fabric another run is changing, and a deploy running now makes it exit 1 at once.
+    from netfab.cli.fleet import lock_fabric
+
+    lock = lock_fabric(runs, plan.name, "audit --remediate") if remediate else None
+    try:
+        started = time.perf_counter()
+        report = _run(plan, names, rules, from_dir, where)
+        report.seconds = time.perf_counter() - started  # collection included: what an operator waits for
+        if lock is not None and report.drifted:
+            # a runbook names its staging playbook relative to itself
+            staging = deploy_playbook or (book_path.parent / book.deploy_playbook if book.deploy_playbook else None)
+            playbook_path = _default_playbook("deploy.yaml", staging)
+            _remediate(report, plan, rules, where, playbook_path, runs, intent, confirm_timeout, lock)
+    finally:
+        if lock is not None:
+            lock.release()
 
     from netfab.audit.output import write_audit_dir
     from netfab.audit.report import context
@@ -228,6 +239,25 @@ def _remediate(
     runs: Path,
     intent: list[Path],
     confirm_timeout: int | None,
+    lock: FabricLock,
+) -> None:
+    from netfab.cli.fleet import refuse_if_interrupted
+
+    # the same refusal as `netfab deploy`: devices of a killed run may still be reverting by their timers
+    refuse_if_interrupted(runs, plan.name, "audit --remediate")
+    _remediate_locked(report, plan, rules, where, staging, runs, intent, confirm_timeout, lock)
+
+
+def _remediate_locked(
+    report: AuditReport,
+    plan: FabricPlan,
+    rules: AuditRules,
+    where: _Where,
+    staging: Path,
+    runs: Path,
+    intent: list[Path],
+    confirm_timeout: int | None,
+    lock: FabricLock,
 ) -> None:
     from netfab.audit.apply import remediate
     from netfab.audit.collect import collect_online
@@ -235,18 +265,7 @@ def _remediate(
     from netfab.cli.pipeline import err_console
     from netfab.cli.progress import print_event
     from netfab.core.events import DeployEvent, EventKind
-    from netfab.deploy.journal import interrupted_runs
 
-    stale = interrupted_runs(runs, plan.name)
-    if stale:
-        # the same refusal as `netfab deploy`: devices of a killed run may still be reverting by their timers
-        ids = ", ".join(j.record.run_id for j in stale)
-        err_console.print(
-            f"netfab audit: not remediating: run {ids} was interrupted; finish it with `netfab deploy --resume` "
-            "or `netfab rollback RUN_ID` first",
-            markup=False,
-        )
-        raise typer.Exit(ExitCode.FINDINGS)
     drifted = [d.device for d in report.drifted]
     nr, secrets = _nornir(plan, where)
     err_console.print(f"remediating {len(drifted)} drifted devices through the staged deploy ({staging})")
@@ -256,7 +275,19 @@ def _remediate(
             print_event(err_console, event)
 
     try:
-        run = remediate(report, plan, nr, staging, runs, [str(p) for p in intent], secrets, confirm_timeout, on_event)
+        run = remediate(
+            report,
+            plan,
+            nr,
+            staging,
+            runs,
+            [str(p) for p in intent],
+            secrets,
+            confirm_timeout,
+            on_event,
+            on_run=lock.set_run,
+            lab=where.lab,
+        )
     except OutputError:
         raise  # a full or read-only journal disk: exit 2 naming that path, not the playbook's fault
     except (OSError, ValueError) as exc:  # an unreadable staging playbook is a usage error

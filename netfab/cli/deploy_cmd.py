@@ -8,11 +8,11 @@ import time
 from collections.abc import Iterator
 from fnmatch import fnmatchcase
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import typer
 
-from netfab.cli.fleet import nornir_for
+from netfab.cli.fleet import lock_fabric, nornir_for, refuse_if_interrupted
 from netfab.cli.options import (
     DEFAULT_BUILD,
     DEFAULT_RUNS,
@@ -28,7 +28,11 @@ from netfab.core.exitcodes import ExitCode
 from netfab.core.fs import output_error
 
 if TYPE_CHECKING:
-    from netfab.deploy.journal import RunState
+    from netfab.deploy.journal import Journal, RunState
+    from netfab.deploy.lock import FabricLock
+    from netfab.deploy.playbook import Playbook
+    from netfab.deploy.waves import Wave
+    from netfab.design.plan import DevicePlan, FabricPlan
 
 
 def deploy(
@@ -54,12 +58,8 @@ def deploy(
     post-check, then confirm, or roll the wave back."""
     from netfab.cli.pipeline import err_console, load_plan
     from netfab.core.paths import playbooks_dir
-    from netfab.deploy.engine import Deployer
-    from netfab.deploy.journal import DeviceRecord, Journal, RunRecord, interrupted_runs, new_run_id
     from netfab.deploy.playbook import load_playbook
-    from netfab.deploy.target import build_root_for, device_artifacts, resolve_target
-    from netfab.deploy.waves import plan_waves
-    from netfab.render.build import build as run_build
+    from netfab.deploy.target import build_root_for
 
     if events is not None and str(events) != "-":
         # Checked before anything is contacted or journaled: an unwritable FILE is exit 2 with nothing begun.
@@ -79,18 +79,54 @@ def deploy(
     except Exception as exc:  # a playbook is user input: a clear message, not a traceback
         err_console.print(f"netfab deploy: cannot use playbook {book_path}: {exc}")
         raise typer.Exit(ExitCode.USAGE) from None
-    stale = interrupted_runs(runs, plan.name)
-    if stale and not resume:
-        for j in stale:
-            pending = [d.name for d in j.record.devices.values() if d.state == "committed"]
-            err_console.print(
-                f"run {j.record.run_id} was interrupted (pid {j.record.pid} is gone). "
-                f"Devices committed but never confirmed: {', '.join(pending) or 'none'}; devices with a confirm "
-                "timer revert by themselves, devices committed without one (playbook confirm: client) keep the "
-                "change. Re-run with --resume to re-diff and continue, "
-                f"or `netfab rollback {j.record.run_id}` to undo it."
-            )
-        raise typer.Exit(ExitCode.FINDINGS)
+    lock = lock_fabric(runs, plan.name, "deploy")
+    try:
+        _deploy_locked(
+            loaded,
+            book,
+            book_path,
+            lock,
+            intent,
+            dry_run,
+            limit,
+            confirm_timeout,
+            lab,
+            inventory,
+            build_root,
+            runs,
+            resume,
+            show_diff,
+            events,
+        )
+    finally:
+        lock.release()
+
+
+def _deploy_locked(
+    loaded: Any,
+    book: Playbook,
+    book_path: Path,
+    lock: FabricLock,
+    intent: list[Path],
+    dry_run: bool,
+    limit: str | None,
+    confirm_timeout: int | None,
+    lab: str | None,
+    inventory: list[Path] | None,
+    build_root: Path,
+    runs: Path,
+    resume: bool,
+    show_diff: bool,
+    events: Path | None,
+) -> None:
+    from netfab.cli.pipeline import err_console
+    from netfab.deploy.journal import DeviceRecord, Journal, JournalError, RunRecord, new_run_id
+    from netfab.deploy.target import resolve_target
+    from netfab.deploy.waves import plan_waves
+    from netfab.render.build import build as run_build
+
+    plan = loaded.plan
+    stale = refuse_if_interrupted(runs, plan.name, "deploy", resume)
     for j in stale:
         j.finish("interrupted", "superseded by a resumed run")
     run_build(plan, build_root)  # the inventory and configs this run deploys, on disk for review
@@ -100,6 +136,9 @@ def deploy(
         err_console.print(f"netfab deploy: --limit {limit!r} matches no device")
         raise typer.Exit(ExitCode.USAGE)
     waves = plan_waves(book, devices)
+    timeout = confirm_timeout if confirm_timeout is not None else book.confirm_timeout // 1_000_000
+    # The inventory is loaded before the journal exists: an inventory error leaves no run behind.
+    nr = nornir_for(plan, target, workers=max(w.parallelism for w in waves))
     record = RunRecord(
         run_id=new_run_id(),
         fabric=plan.name,
@@ -108,18 +147,73 @@ def deploy(
         dry_run=dry_run,
         waves=[{"name": w.name, "devices": list(w.devices)} for w in waves],
         devices={d: DeviceRecord(d, w.name) for w in waves for d in w.devices},
+        lab=lab,
+        confirm_timeout_s=timeout,
+        confirm_mode=book.confirm,
     )
-    journal = Journal(runs, record, target.credentials.secrets())
-    timeout = confirm_timeout if confirm_timeout is not None else book.confirm_timeout // 1_000_000
-    nr = nornir_for(plan, target, workers=max(w.parallelism for w in waves))
+    try:
+        journal = Journal(runs, record, target.credentials.secrets())
+    except JournalError as exc:
+        err_console.print(f"netfab deploy: {exc}; nothing was changed. Point --runs at a writable directory.")
+        raise typer.Exit(ExitCode.USAGE) from None
+    lock.set_run(record.run_id)
+    try:
+        _rollout(journal, nr, plan, book, devices, waves, timeout, dry_run, show_diff, events)
+    except JournalError as exc:
+        # Disk full or gone mid-run: say what the devices are doing, from the in-memory record.
+        from netfab.deploy.recovery import device_positions
+
+        err_console.print(f"netfab deploy: {exc}; rollout stopped. Devices:", markup=False, highlight=False)
+        for text, names in device_positions(journal):
+            err_console.print(f"  {', '.join(names)}: {text}", markup=False, highlight=False)
+        _close_unfinished(journal, exc)
+        raise typer.Exit(ExitCode.USAGE) from None
+    except BaseException as exc:
+        _close_unfinished(journal, exc)
+        raise
+
+
+def _close_unfinished(journal: Journal, exc: BaseException) -> None:
+    """A run that ends by an exception: 'failed' while no device was committed (it changed nothing, so it
+    must not block the next run); otherwise left 'running', which the next run reports as interrupted with
+    each device's position, since its devices may still be reverting on their timers."""
+    import contextlib
+
+    from netfab.deploy.journal import JournalError
+
+    if journal.record.state != "running" or isinstance(exc, SystemExit | typer.Exit):
+        return
+    touched = any(d.state not in ("planned", "backed_up", "in_sync", "failed") for d in journal.record.devices.values())
+    with contextlib.suppress(OSError, JournalError):
+        if touched:
+            journal.close()
+        else:
+            journal.finish("failed", f"stopped before any commit: {type(exc).__name__}: {exc}")
+
+
+def _rollout(
+    journal: Journal,
+    nr: Any,
+    plan: FabricPlan,
+    book: Playbook,
+    devices: list[DevicePlan],
+    waves: list[Wave],
+    timeout: int,
+    dry_run: bool,
+    show_diff: bool,
+    events: Path | None,
+) -> None:
+    from netfab.cli.pipeline import err_console
+    from netfab.cli.progress import DeployProgress, progress_bar
+    from netfab.core.events import Fanout, JsonEvents
+    from netfab.deploy.engine import Deployer
+    from netfab.deploy.target import device_artifacts
+
+    record = journal.record
     err_console.print(
         f"run {record.run_id}: {len(devices)} devices in {len(waves)} waves"
         f"{' (dry run)' if dry_run else ''}, confirm timer {timeout} s; journal in {journal.dir}"
     )
-
-    from netfab.cli.progress import DeployProgress, progress_bar
-    from netfab.core.events import Fanout, JsonEvents
-
     started = time.perf_counter()
     deployer_args = (nr, plan, device_artifacts(plan, [d.name for d in devices]), journal, timeout)
     with progress_bar(err_console) as progress, _events_stream(events) as stream:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from netfab.cli.fleet import nornir_for
+from netfab.cli.fleet import lock_fabric, nornir_for
 from netfab.cli.options import DEFAULT_BUILD, DEFAULT_RUNS, BuildRoot, Inventory, LabTarget, RunsRoot, Strict, Workers
 from netfab.core.exitcodes import ExitCode
 from netfab.core.validate import name, typer_callback
@@ -32,7 +32,7 @@ def rollback(
     """Undo a run: put every device it changed back to the config it backed up, in reverse wave order."""
     from netfab.cli.pipeline import err_console, load_plan
     from netfab.cli.progress import print_event
-    from netfab.deploy.journal import load_run
+    from netfab.deploy.journal import JournalCorrupt, load_run
     from netfab.deploy.rollback import rollback_run
     from netfab.deploy.target import build_root_for, resolve_target
     from netfab.render.build import build as run_build
@@ -44,18 +44,29 @@ def rollback(
     loaded = load_plan(intent, strict=strict, lab=lab is not None)
     plan = loaded.plan
     build_root = build_root_for(build_root, lab)
-    run_build(plan, build_root)  # the inventory the rollback connects with, as the intent says now
+    lock = lock_fabric(runs, plan.name, "rollback")
     try:
-        journal = load_run(runs, plan.name, run_id)
-    except (OSError, ValueError) as exc:
-        err_console.print(f"netfab rollback: no readable run {run_id!r} for fabric {plan.name} under {runs}: {exc}")
-        raise typer.Exit(ExitCode.USAGE) from None
-    target = resolve_target(plan, build_root, lab, inventory or [])
-    nr = nornir_for(plan, target, workers=workers)
-    restored, failures = rollback_run(nr, journal, on_event=lambda event: print_event(err_console, event))
-    err_console.print(f"run {run_id}: {len(restored)} devices restored, {len(failures)} failed")
-    for host, err in sorted(failures.items()):
-        err_console.print(f"  {host}: {err}")
+        lock.set_run(run_id)
+        run_build(plan, build_root)  # the inventory the rollback connects with, as the intent says now
+        try:
+            journal = load_run(runs, plan.name, run_id)
+        except JournalCorrupt as exc:
+            err_console.print(f"netfab rollback: {exc}", markup=False, highlight=False)
+            raise typer.Exit(ExitCode.USAGE) from None
+        except (OSError, ValueError) as exc:
+            err_console.print(f"netfab rollback: no readable run {run_id!r} for fabric {plan.name} under {runs}: {exc}")
+            raise typer.Exit(ExitCode.USAGE) from None
+        target = resolve_target(plan, build_root, lab, inventory or [])
+        nr = nornir_for(plan, target, workers=workers)
+        outcome = rollback_run(nr, journal, on_event=lambda event: print_event(err_console, event))
+    finally:
+        lock.release()
+    failures = outcome.failures
+    err_console.print(f"run {run_id}: {len(outcome.restored)} devices restored and verified, {len(failures)} failed")
+    for dev in sorted(outcome.devices, key=lambda d: (d.ok, d.device)):
+        err_console.print(
+            f"  {dev.device}: {'ok' if dev.ok else 'FAILED'}: {dev.message}", markup=False, highlight=False
+        )
     raise typer.Exit(ExitCode.OK if not failures else ExitCode.FINDINGS)
 
 

@@ -4,7 +4,13 @@ Per wave: connect -> back up the running config -> load the candidate and diff -
 device-side confirm timer -> post-checks -> confirm, or roll the wave back. The same connection carries
 a device from commit to confirm (closing a NAPALM EOS session aborts a pending commit: INTEGRATION.md
 finding 3). A dying deploy leaves each device with a running timer, so it reverts by itself: old or new,
-never half.
+never half. Every step a device is in the middle of is journaled before it starts (committing, confirming,
+rolling_back), so an interrupted run's refusal message can say where each device stood (recovery.py).
+
+The backup is everything a rollback must put back: the running config (before.conf), the companion files
+the driver last applied (frr: before.host.sh, the host script that set ECN, MTU and hash), and, where the
+driver can read it, the kernel state those produced (before.kernel.json), which `netfab rollback` compares
+against after restoring.
 
 Drivers without a device-side timer (NAPALM nxos/nxos_ssh raise NotImplementedError for revert_in) are
 refused unless the caller opts into confirm_mode="client": netfab then commits plainly and rolls back
@@ -16,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -106,6 +113,7 @@ class Deployer:
         self.diffs: dict[str, str] = {}
         self.before: dict[str, str] = {}
         self.client_confirmed: set[str] = set()
+        self._wave_rolled_back = 0
         """Devices committed without a device timer (confirm_mode="client"): nothing to confirm on them."""
 
     def emit(self, event: DeployEvent) -> None:
@@ -135,8 +143,9 @@ class Deployer:
         before = conn.get_config(retrieve="running")["running"]
         self.before[name] = before
         self.journal.device_file(name, "before.conf", before)
-        self.journal.device_state(name, "backed_up")
         art = self.artifacts[name]
+        self._back_up_companions(name, conn, art)
+        self.journal.device_state(name, "backed_up")
         self.journal.device_file(name, "intended.conf", art.config)
         conn.load_replace_candidate(config=art.config)
         if art.companions and isinstance(conn, StagesCompanions):
@@ -154,9 +163,22 @@ class Deployer:
             self.journal.device_state(name, "in_sync" if not diff.strip() else "backed_up")
         return Result(host=task.host, result=diff, changed=bool(diff.strip()))
 
+    def _back_up_companions(self, name: str, conn: Any, art: DeviceArtifacts) -> None:
+        applied = getattr(conn, "get_applied_companions", None)
+        if not art.companions or applied is None:
+            return
+        saved = dict(applied())
+        for key, text in saved.items():
+            self.journal.device_file(name, f"before.{key}", text)
+        self.journal.record.devices[name].companions = sorted(saved)
+        kernel = getattr(conn, "get_kernel_state", None)
+        if kernel is not None:
+            self.journal.device_file(name, "before.kernel.json", json.dumps(comparable_kernel(kernel()), indent=1))
+
     def _commit(self, task: Task) -> Result:
         name = task.host.name
         conn = _conn(task)
+        self.journal.device_state(name, "committing")
         try:
             conn.commit_config(revert_in=self.confirm_timeout_s)
         except NotImplementedError as exc:
@@ -177,6 +199,7 @@ class Deployer:
     def _confirm(self, task: Task) -> Result:
         name = task.host.name
         conn = _conn(task)
+        self.journal.device_state(name, "confirming")
         if name not in self.client_confirmed:  # a plain commit is already final; nxos has no confirm_commit
             conn.confirm_commit()
         after = conn.get_config(retrieve="running")["running"]
@@ -187,6 +210,7 @@ class Deployer:
     def _rollback(self, task: Task) -> Result:
         name = task.host.name
         conn = _conn(task)
+        self.journal.device_state(name, "rolling_back")
         conn.rollback()
         # Prove it: the backup, loaded as a candidate, must diff empty against what is running now.
         conn.load_replace_candidate(config=self.before[name])
@@ -272,6 +296,7 @@ class Deployer:
         return ok
 
     def _run_wave(self, wave: Wave, outcome: DeployOutcome) -> bool:
+        self._wave_rolled_back = 0
         prepared = self._run(list(wave.devices), self._prepare, wave.parallelism)
         failures = self._errors(prepared)
         for host, err in failures.items():
@@ -312,11 +337,21 @@ class Deployer:
         if len(failures) > wave.failure_budget:
             to_roll_back = list(committed)
         if to_roll_back:
-            rb = self._run(to_roll_back, self._rollback, wave.parallelism)
-            for host, err in self._errors(rb).items():
+            rb_errors = self._errors(self._run(to_roll_back, self._rollback, wave.parallelism))
+            for host, err in rb_errors.items():
                 failures[host] = f"ROLLBACK FAILED: {err}"
-            outcome.rolled_back.extend(h for h in to_roll_back if h not in self._errors(rb))
-            self.emit(DeployEvent(EventKind.ROLLBACK, wave.name, f"rolled back {len(to_roll_back)} devices"))
+            undone = [h for h in to_roll_back if h not in rb_errors]
+            outcome.rolled_back.extend(undone)
+            self._wave_rolled_back = len(undone)
+            # Say what happened, not what was attempted (a failed rollback used to read "rolled back N").
+            failed_note = f"; rollback FAILED on {', '.join(sorted(rb_errors))}" if rb_errors else ""
+            self.emit(
+                DeployEvent(
+                    EventKind.ROLLBACK,
+                    wave.name,
+                    f"rolled back {len(undone)} of {len(to_roll_back)} devices{failed_note}",
+                )
+            )
         to_confirm = [h for h in committed if h not in to_roll_back]
         confirm_errors = self._errors(self._run(to_confirm, self._confirm, wave.parallelism))
         failures.update(confirm_errors)
@@ -333,7 +368,12 @@ class Deployer:
                     outcome.message = (
                         f"dry run: wave {wave.name} could not be diffed"
                         if self.dry_run
-                        else f"wave {wave.name} failed: rollout stopped, that wave rolled back"
+                        else f"wave {wave.name} failed: rollout stopped, "
+                        + (
+                            f"{self._wave_rolled_back} of its devices rolled back"
+                            if self._wave_rolled_back
+                            else "nothing in that wave was left committed"
+                        )
                     )
                     break
             else:
@@ -359,6 +399,11 @@ def _check_results(multi: MultiResult) -> list[CheckResult]:
     """The post-check task's results, also when it failed (failed checks are a failed task with results)."""
     value = host_outcome(multi).value
     return value if isinstance(value, list) else []
+
+
+def comparable_kernel(state: dict[str, Any]) -> dict[str, Any]:
+    """The part of a driver's kernel state a host script sets (the driver's own env is not device state)."""
+    return {k: v for k, v in state.items() if k != "env"}
 
 
 def _checks_json(results: list[CheckResult]) -> str:

@@ -12,21 +12,32 @@ write, O(1)); run.json is rewritten when the engine finishes a stage and at the 
 replays states.jsonl over it (a torn last line is ignored), so a killed run still reads back each
 device's last state. (Rewriting run.json per state change cost ~40 ms per change at 2,000 devices, i.e.
 minutes per wave, and concurrent rewrites could land out of order.)
+
+Everything is checked on the way back in, because rollback and resume push what the journal says: run.json
+carries a checksum of its own content, every device file has a `<name>.sha256` written right after it, and
+every states.jsonl line carries a checksum of itself. A mismatch, a truncation, a line that is not JSON or
+names an unknown device or state raises JournalCorrupt naming the file (and the device): a truncated
+before.conf is never pushed and a bogus line never silently drops a device. Only a torn *last* line (no
+newline: the process died inside that one write) is skipped, as a crash can leave exactly that.
+
+Test hook (inert unless set): NETFAB_TEST_KILL_AT="<state>:<n>" SIGKILLs this process right after the n-th
+device state <state> is on disk. tests/faults drives it through every transition of deploy and rollback.
 """
 
 from __future__ import annotations
 
-import contextlib
 import copy
+import hashlib
 import json
 import os
 import queue
 import secrets
+import signal
 import threading
 from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from netfab.core.events import DeployEvent, EventKind, Listener
 from netfab.core.fs import atomic_write_text
@@ -34,10 +45,25 @@ from netfab.core.redact import redact
 from netfab.render.writer import safe_relpath
 
 DeviceState = Literal[
-    "planned", "backed_up", "in_sync", "committed", "confirmed", "rolled_back", "failed", "rollback_failed"
+    "planned",
+    "backed_up",
+    "in_sync",
+    "committing",
+    "committed",
+    "confirming",
+    "confirmed",
+    "rolling_back",
+    "rolled_back",
+    "failed",
+    "rollback_failed",
 ]
-RunState = Literal["running", "completed", "failed", "rolled_back", "interrupted", "dry_run"]
+DEVICE_STATES: frozenset[str] = frozenset(get_args(DeviceState))
+RunState = Literal["running", "rolling_back", "completed", "failed", "rolled_back", "interrupted", "dry_run"]
+RUN_STATES: frozenset[str] = frozenset(get_args(RunState))
+LIVE_RUN_STATES = {"running", "rolling_back"}
+"""A run in one of these whose process is gone was interrupted (killed, crashed, host lost)."""
 FINAL_DEVICE_STATES = {"in_sync", "confirmed", "rolled_back"}
+KILL_HOOK_ENV = "NETFAB_TEST_KILL_AT"
 
 
 def new_run_id() -> str:
@@ -48,6 +74,24 @@ class JournalError(RuntimeError):
     pass
 
 
+class JournalCorrupt(JournalError):
+    """A journal file fails its check: `path` and (where known) `device` say which."""
+
+    def __init__(self, path: Path, problem: str, device: str = "") -> None:
+        self.path = path
+        self.device = device
+        who = f" (device {device})" if device else ""
+        super().__init__(f"{path}{who}: {problem}; refusing to use it (restore it from a backup or undo by hand)")
+
+
+def checksum(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _line_crc(device: str, state: str, error: str, at: str) -> str:
+    return checksum(json.dumps([device, state, error, at]).encode("utf-8"))[:16]
+
+
 @dataclass
 class DeviceRecord:
     name: str
@@ -55,6 +99,10 @@ class DeviceRecord:
     state: DeviceState = "planned"
     error: str = ""
     diff_lines: int = 0
+    at: str = ""
+    """UTC time of the last state change (the refusal message says when a device timer fires)."""
+    companions: list[str] = field(default_factory=list)
+    """Keys of the companion files backed up as before.<key> (frr: host.sh, the host script last applied)."""
 
 
 @dataclass
@@ -71,6 +119,11 @@ class RunRecord:
     waves: list[dict[str, Any]] = field(default_factory=list)
     devices: dict[str, DeviceRecord] = field(default_factory=dict)
     message: str = ""
+    verb: str = "deploy"
+    lab: str | None = None
+    """The lab prefix the run went to (None: the production inventory); the refusal hint repeats it."""
+    confirm_timeout_s: int = 0
+    confirm_mode: str = "device"
 
 
 class Journal:
@@ -87,7 +140,10 @@ class Journal:
         self._writer: threading.Thread | None = None
         self._writer_lock = threading.Lock()
         self._write_error: BaseException | None = None
-        self.dir.mkdir(parents=True, exist_ok=True)
+        try:
+            self.dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise JournalError(f"cannot create the run journal {self.dir}: {exc}") from exc
         self.save()
 
     def redact(self, text: str) -> str:
@@ -102,7 +158,12 @@ class Journal:
         # must never replace a newer run.json.
         with self._lock:
             data = _record_dict(self.record)
-            atomic_write_text(self.dir / "run.json", json.dumps(data, indent=2, sort_keys=True) + "\n")
+            body = json.dumps(data, indent=2, sort_keys=True)
+            data["checksum"] = checksum(body.encode("utf-8"))
+            try:
+                atomic_write_text(self.dir / "run.json", json.dumps(data, indent=2, sort_keys=True) + "\n")
+            except OSError as exc:  # full, read-only or gone: the caller says where each device stands
+                raise JournalError(f"cannot write the run journal in {self.dir}: {exc}") from exc
 
     def device_file(self, device: str, name: str, text: str) -> None:
         """Queue a device file for the writer thread; on disk (redacted, atomically) by the next flush()."""
@@ -133,9 +194,15 @@ class Journal:
                 if path.parent not in self._folders:
                     path.parent.mkdir(parents=True, exist_ok=True)
                     self._folders.add(path.parent)
+                stored = redact(text, self._secrets)
                 # The backup is what a rollback pushes after a host crash: fsynced. The other device files can be
                 # derived again, and an fsync each (~3 ms) would dominate a 2,000-device wave's writer thread.
-                atomic_write_text(path, redact(text, self._secrets), durable=path.name == "before.conf")
+                atomic_write_text(path, stored, durable=path.name == "before.conf")
+                # The checksum is written after the file: a crash between the two leaves a mismatch (refused),
+                # never a wrong file that passes.
+                data = stored.encode("utf-8")
+                side = path.with_name(path.name + ".sha256")
+                atomic_write_text(side, f"{checksum(data)} {len(data)}\n", durable=path.name == "before.conf")
             except BaseException as exc:
                 self._write_error = self._write_error or exc
             finally:
@@ -144,13 +211,20 @@ class Journal:
     def device_state(self, device: str, state: DeviceState, error: str = "") -> None:
         rec = self.record.devices[device]
         rec.state = state
+        rec.at = datetime.now(UTC).isoformat(timespec="seconds")
         if error:
             rec.error = redact(error, self._secrets)
-        line = json.dumps({"device": device, "state": rec.state, "error": rec.error}) + "\n"
+        crc = _line_crc(device, rec.state, rec.error, rec.at)
+        line = json.dumps({"device": device, "state": rec.state, "error": rec.error, "at": rec.at, "crc": crc}) + "\n"
         with self._lock:
-            if self._states_fd is None:
-                self._states_fd = os.open(self.dir / "states.jsonl", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-            os.write(self._states_fd, line.encode("utf-8"))
+            try:
+                if self._states_fd is None:
+                    flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND
+                    self._states_fd = os.open(self.dir / "states.jsonl", flags, 0o644)
+                os.write(self._states_fd, line.encode("utf-8"))
+            except OSError as exc:
+                raise JournalError(f"cannot write the run journal in {self.dir}: {exc}") from exc
+            _kill_hook(state)
         if self.listener is not None:
             self.listener(DeployEvent(EventKind.DEVICE_STATE, device, rec.error if error else "", state=state))
 
@@ -169,9 +243,25 @@ class Journal:
 
     # --- reading -------------------------------------------------------------------------------------
     def read_device_file(self, device: str, name: str) -> str | None:
+        """A device file as written, or None if the run never wrote it; JournalCorrupt if it fails its check."""
         self.flush()
         path = self.dir / "devices" / safe_relpath(device).name / name
-        return path.read_text(encoding="utf-8") if path.is_file() else None
+        if not path.is_file():
+            return None
+        data = path.read_bytes()
+        side = path.with_name(path.name + ".sha256")
+        try:
+            want, size = side.read_text(encoding="ascii").split()
+        except (OSError, ValueError):
+            raise JournalCorrupt(path, f"its checksum file {side.name} is missing or unreadable", device) from None
+        if len(data) != int(size):
+            raise JournalCorrupt(path, f"truncated or extended: {len(data)} bytes, {size} were written", device)
+        if checksum(data) != want:
+            raise JournalCorrupt(path, "content does not match the checksum written with it", device)
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise JournalCorrupt(path, "not UTF-8 text", device) from None
 
 
 def _record_dict(record: RunRecord) -> dict[str, Any]:
@@ -181,20 +271,87 @@ def _record_dict(record: RunRecord) -> dict[str, Any]:
     return out
 
 
+_KILL_COUNTS: dict[str, int] = {}
+
+
+def _kill_hook(state: str) -> None:
+    """The fault suite's kill switch (see module doc). Called under the journal lock, after the write."""
+    spec = os.environ.get(KILL_HOOK_ENV)
+    if not spec:
+        return
+    want, _, nth = spec.partition(":")
+    if want != state:
+        return
+    _KILL_COUNTS[state] = _KILL_COUNTS.get(state, 0) + 1
+    if _KILL_COUNTS[state] == int(nth or 1):
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+def _read_run_json(path: Path) -> dict[str, Any]:
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise  # no such run: the caller says so (a missing run is not a corrupt one)
+    except OSError as exc:
+        raise JournalCorrupt(path, f"unreadable: {exc.strerror or exc}") from None
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise JournalCorrupt(path, f"not a complete JSON document ({exc})") from None
+    if not isinstance(data, dict) or "checksum" not in data:
+        raise JournalCorrupt(path, "no checksum: not written by this netfab, or cut short")
+    want = data.pop("checksum")
+    if checksum(json.dumps(data, indent=2, sort_keys=True).encode("utf-8")) != want:
+        raise JournalCorrupt(path, "content does not match the checksum written with it")
+    return data
+
+
+def _replay_states(path: Path, devices: dict[str, DeviceRecord]) -> None:
+    """Apply states.jsonl (every state change, in order, newer than run.json) to `devices`."""
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise JournalCorrupt(path, f"not UTF-8 at byte {exc.start}") from None
+    lines = text.split("\n")
+    torn = lines.pop()  # "" when the file ends with a newline; otherwise a write the crash cut short
+    for number, raw in enumerate(lines, 1):
+        try:
+            change = json.loads(raw)
+            device, state = str(change["device"]), str(change["state"])
+            error, at, crc = str(change.get("error", "")), str(change.get("at", "")), str(change["crc"])
+        except (ValueError, KeyError, TypeError):
+            raise JournalCorrupt(path, f"line {number} is not a state record: {raw[:80]!r}") from None
+        if crc != _line_crc(device, state, error, at):
+            raise JournalCorrupt(path, f"line {number} does not match its checksum", device)
+        if device not in devices:
+            raise JournalCorrupt(path, f"line {number} names a device the run does not have", device)
+        if state not in DEVICE_STATES:
+            raise JournalCorrupt(path, f"line {number} has an unknown state {state!r}", device)
+        rec = devices[device]
+        rec.state, rec.error, rec.at = state, error, at  # type: ignore[assignment]
+    # `torn` (a last line without its newline) is skipped: only the last write can be cut short by a crash,
+    # and the step it recorded had just finished, so the device's previous state plus its device-side
+    # timer still describe it.
+    del torn
+
+
 def load_run(root: Path, fabric: str, run_id: str) -> Journal:
+    """Read a run back, checked (JournalCorrupt names the file and device that fail)."""
     path = root / safe_relpath(fabric).name / safe_relpath(run_id).name / "run.json"
-    data = json.loads(path.read_text(encoding="utf-8"))
-    devices = {k: DeviceRecord(**v) for k, v in data.pop("devices").items()}
-    states = path.parent / "states.jsonl"
-    if states.is_file():
-        # Every state change, in order, newer than run.json (rewritten once per stage). A line torn by a
-        # crash mid-write is skipped.
-        for raw in states.read_text(encoding="utf-8").splitlines():
-            with contextlib.suppress(ValueError, KeyError, TypeError):
-                change = json.loads(raw)
-                rec = devices[change["device"]]
-                rec.state, rec.error = change["state"], change.get("error", "")
-    record = RunRecord(**data, devices=devices)
+    data = _read_run_json(path)
+    try:
+        devices = {k: DeviceRecord(**v) for k, v in data.pop("devices").items()}
+        for name, rec in devices.items():
+            if rec.state not in DEVICE_STATES:
+                raise JournalCorrupt(path, f"unknown device state {rec.state!r}", name)
+        if data.get("state") not in RUN_STATES:
+            raise JournalCorrupt(path, f"unknown run state {data.get('state')!r}")
+        states = path.parent / "states.jsonl"
+        if states.is_file():
+            _replay_states(states, devices)
+        record = RunRecord(**data, devices=devices)
+    except (KeyError, TypeError) as exc:
+        raise JournalCorrupt(path, f"not a run record ({exc})") from None
     journal = Journal.__new__(Journal)
     journal.dir = path.parent
     journal.record = record
@@ -218,16 +375,33 @@ def _pid_alive(pid: int) -> bool:
         return False
 
 
-def interrupted_runs(root: Path, fabric: str) -> list[Journal]:
-    """Runs that say 'running' but whose process is gone: a deploy that was killed or crashed."""
+@dataclass
+class RunScan:
+    interrupted: list[Journal]
+    """Runs that say running/rolling_back but whose process is gone (killed, crashed). Dry runs never
+    count: they change nothing."""
+    unreadable: list[JournalCorrupt]
+    """Runs whose journal fails its check: named, and not allowed to block unrelated runs."""
+
+
+def scan_runs(root: Path, fabric: str) -> RunScan:
     base = root / safe_relpath(fabric).name
-    found: list[Journal] = []
+    scan = RunScan([], [])
     if not base.is_dir():
-        return found
+        return scan
     for run_dir in sorted(base.iterdir()):
-        if not (run_dir / "run.json").is_file():
+        if not (run_dir / "run.json").exists():
             continue
-        journal = load_run(root, fabric, run_dir.name)
-        if journal.record.state == "running" and not _pid_alive(journal.record.pid):
-            found.append(journal)
-    return found
+        try:
+            journal = load_run(root, fabric, run_dir.name)
+        except JournalCorrupt as exc:
+            scan.unreadable.append(exc)
+            continue
+        rec = journal.record
+        if rec.state in LIVE_RUN_STATES and not rec.dry_run and not _pid_alive(rec.pid):
+            scan.interrupted.append(journal)
+    return scan
+
+
+def interrupted_runs(root: Path, fabric: str) -> list[Journal]:
+    return scan_runs(root, fabric).interrupted

@@ -163,11 +163,12 @@ def test_diff_nonempty_for_change_and_empty_after_commit(dev: FRRDriver, frr_lab
 @pytest.mark.lab
 def test_commit_confirm_keeps_the_change(dev: FRRDriver, frr_lab: FrrLab) -> None:
     dev.load_replace_candidate(config=changed(frr_lab))
-    dev.commit_config(message="netfab test", revert_in=2)
+    # 10 s, not 2: on a loaded 2-core runner the commit alone can outlast a 2 s timer (seen in CI)
+    dev.commit_config(message="netfab test", revert_in=10)
     assert dev.has_pending_commit()
     dev.confirm_commit()
     assert not dev.has_pending_commit()
-    time.sleep(3)  # past the timer: a confirmed commit must stay
+    time.sleep(11)  # past the timer: a confirmed commit must stay
     assert "remote-as 65003" in frr_lab.running()
     with pytest.raises(CommitConfirmException, match="no pending commit"):
         dev.confirm_commit()
@@ -221,7 +222,8 @@ def test_revert_survives_the_deployer_being_killed(frr_lab: FrrLab) -> None:
             child.wait(timeout=10)
     assert wait_until(lambda: "remote-as 65002" in frr_lab.running(), 10)
     with FRRDriver(frr_lab.mgmt_ip, "root", "", optional_args=frr_lab.optional_args()) as fresh:
-        assert not fresh.has_pending_commit()
+        # The old config shows while frr-reload is still finishing inside the timer: settled soon after.
+        assert wait_until(lambda: not fresh.has_pending_commit(), 10)
         assert in_sync(fresh, frr_lab.base_running)
 
 

@@ -84,6 +84,7 @@ class MockDevice:
         self.commands: list[str] = []
         self.timer = "none"  # the device-side revert timer: none / pending / fired
         self.timer_script = ""
+        self.revert_rc = 0
         self.routes: list[tuple[str, Handler]] = [
             (r"^umask 077 && mkdir -p (\S+) && cd \S+ && pwd$", lambda m, _: f"{self.home}/{m[1]}\n"),
             (r"^umask 077 && cat > (\S+)\.tmp && mv -f \S+ \S+$", self._upload),
@@ -98,6 +99,8 @@ class MockDevice:
             (rf"^sudo -n {VTYSH} -c 'show ip route json'$", lambda m, _: json.dumps(FRR_ROUTES)),
             (rf"^sudo -n {VTYSH} -c 'show ipv6 route json'$", lambda m, _: "{}"),
             (r"^sudo -n (docker exec -i lldp )?lldpctl -f json0$", lambda m, _: json.dumps(LLDP_JSON0)),
+            (r"^is_timer\(\).*kill -USR1", self._fire),
+            (r"cat revert\.rc 2>/dev/null \|\| echo missing; echo @@log", lambda m, _: f"{self.revert_rc}\n@@log\n"),
             (r"^is_timer\(\).*echo pending", lambda m, _: self.timer),
             (r"^is_timer\(\).*mv revert\.pid revert\.cancel", self._cancel),
             (r"setsid sh revert\.sh", self._arm),
@@ -113,6 +116,21 @@ class MockDevice:
     def _arm(self, m: re.Match[str], _: str | None) -> str:
         self.timer = "pending"
         return "4242\n"
+
+    def _fire(self, m: re.Match[str], _: str | None) -> str:
+        """A rollback fires the armed timer: the device runs the timer's own revert snippet now."""
+        if self.timer != "pending":
+            return self.timer
+        self.expire_timer()
+        return "signalled"
+
+    def expire_timer(self) -> None:
+        """What the detached script on the device does when nobody confirms: run its revert snippet."""
+        assert self.timer == "pending"
+        revert = re.search(r"\( (.*) \) >revert\.log", self.timer_script, re.S)
+        assert revert is not None
+        self.revert_rc = self.run(revert[1]).rc
+        self.timer = "fired"
 
     def _cancel(self, m: re.Match[str], _: str | None) -> str:
         state, self.timer = self.timer, ("none" if self.timer == "pending" else self.timer)
@@ -338,14 +356,6 @@ class MockSonicDevice(MockDevice):
             return ""
         return "" if text == self.frr_running else "Lines To Add\n============\nrouter bgp 65001\n neighbor x\n"
 
-    def expire_timer(self) -> None:
-        """What the detached script on the device does when nobody confirms: run its revert snippet."""
-        assert self.timer == "pending"
-        revert = re.search(r"\( (.*) \) >revert\.log", self.timer_script, re.S)
-        assert revert is not None
-        self.run(revert[1])
-        self.timer = "fired"
-
 
 NEW_PORT = {"PORT": {"Ethernet0": {"admin_status": "up", "mtu": "9216", "speed": "400000", "alias": "etp1"}},
             "WRED_PROFILE": {"ROCE": {"ecn": "ecn_all", "green_min_threshold": "150000"}}}  # fmt: skip
@@ -409,7 +419,18 @@ def test_sonic_failed_patch_restores_the_checkpoint(sonic: tuple[SonicDriver, Mo
     dev.load_replace_candidate(config=json.dumps(bad))
     with pytest.raises(CommitError, match=r"(?s)YANG validation.*Restored checkpoint"):
         dev.commit_config(revert_in=300)
-    assert mock.running == RUNNING_DB and mock.timer == "none"
+    assert mock.running == RUNNING_DB and mock.timer == "fired"  # restored by the device-side timer
+
+
+def test_sonic_rollback_of_a_pending_commit_fires_its_timer(sonic: tuple[SonicDriver, MockSonicDevice]) -> None:
+    """F1-A for SONiC: the rollback never cancels the timer first (a client dying in between left the device on
+    the unconfirmed config with nothing armed); it fires it, so the revert runs on the device."""
+    dev, mock = sonic
+    dev.load_replace_candidate(config=json.dumps(NEW_PORT))
+    dev.commit_config(revert_in=300)
+    dev.rollback()
+    assert mock.running == RUNNING_DB
+    assert mock.issued("kill -USR1") and not mock.issued("mv revert.pid revert.cancel")
 
 
 def test_sonic_rollback_after_confirm(sonic: tuple[SonicDriver, MockSonicDevice]) -> None:

@@ -322,7 +322,8 @@ def test_failure_within_budget_rolls_back_that_device_alone(rig: Rig) -> None:
 def test_over_budget_rolls_back_the_whole_wave_and_later_waves_never_start(rig: Rig) -> None:
     rig.dev("leaf3").checks_pass = False
     out = rig.deployer(two_waves(budget=0)).run(two_waves(budget=0))
-    assert not out.ok and out.message == "wave leaves failed: rollout stopped, that wave rolled back"
+    assert not out.ok and out.message == "wave leaves failed: rollout stopped, 3 of its devices rolled back"
+    assert ("rollback", "leaves", "rolled back 3 of 3 devices") in rig.events
     assert sorted(out.rolled_back) == ["leaf1", "leaf2", "leaf3"] and not out.changed
     for n in ("leaf1", "leaf2", "leaf3"):
         assert rig.dev(n).running == BASE.format(name=n)
@@ -343,6 +344,8 @@ def test_connection_failure_over_budget_commits_nothing_and_discards_candidates(
         assert calls[-2:] == ["discard_config", "close"]
     assert rig.dev("spine1").calls == []
     assert rig.state("leaf1") == "failed"
+    # RELIABILITY_TRIAL.md N5: not "that wave rolled back" when nothing in it was committed
+    assert out.message == "wave leaves failed: rollout stopped, nothing in that wave was left committed"
 
 
 def test_rejected_config_fails_that_device_before_any_change(rig: Rig) -> None:
@@ -372,6 +375,8 @@ def test_rollback_whose_proof_fails_is_reported_not_hidden(rig: Rig) -> None:
     assert rig.state("leaf1") == "rollback_failed"
     err = load_run(rig.root, "fab", "run1").record.devices["leaf1"].error
     assert "-interface Ethernet9" in err  # what the device still has beyond its backup
+    # RELIABILITY_TRIAL.md N4: the wave's rollback line says it failed, not "rolled back 1 devices"
+    assert ("rollback", "leaves", "rolled back 0 of 1 devices; rollback FAILED on leaf1") in rig.events
 
 
 def test_task_errors_do_not_print_tracebacks(rig: Rig, capsys: pytest.CaptureFixture[str]) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import re
 import shlex
+import time
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, ClassVar
@@ -199,6 +200,30 @@ class SSHDriverBase(napalm_base.NetworkDriver):
     def _arm_timer(self, delay_s: int, revert_command: str) -> None:
         self._upload(timer.SCRIPT, timer.script(self.workdir, delay_s, revert_command))
         self._run(timer.arm_command(self.workdir), what="arm the revert timer")
+
+    def _revert_now(self, revert_command: str, limit_s: float = 300.0) -> tuple[int, str]:
+        """Run a restore as the device-side timer: (its exit status, the tail of its log).
+
+        An armed timer is fired (its own revert is the restore); otherwise a fresh timer is armed with
+        `revert_command` and fired at once. Either way the restore runs detached on the device and completes
+        there if this client dies mid-way (timer.py); this call only waits for it. -1: never finished.
+        """
+        said = self._run(timer.fire_command(self.workdir), what="fire the revert timer").stdout.split()
+        if (said[-1] if said else "") not in ("signalled", "running"):
+            self._arm_timer(1, revert_command)
+            self._run(timer.fire_command(self.workdir), what="fire the revert timer")
+        started = time.monotonic()
+        while (state := self._timer_state()) is not timer.TimerState.FIRED:
+            waited = time.monotonic() - started
+            if state in (timer.TimerState.LOST, timer.TimerState.NONE) and waited > 5:
+                return -1, f"the revert on the device did not run (its timer reads {state.value})"
+            if waited >= limit_s:
+                return -1, f"the revert on the device did not finish within {limit_s:.0f} s (still running there)"
+            time.sleep(0.2)
+        out = self._run(timer.result_command(self.workdir), check=False).stdout
+        head, _, log = out.partition("@@log\n")
+        word = head.strip().splitlines()[-1] if head.strip() else ""
+        return (int(word) if word.lstrip("-").isdigit() else -1), log
 
     def _cancel_timer(self) -> timer.TimerState:
         return timer.parse_state(self._run(timer.cancel_command(self.workdir), what="cancel timer").stdout)

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import logging
 import shlex
-import time
 from typing import Any, ClassVar
 
 from napalm.base import models
@@ -49,6 +48,7 @@ ROLLBACK = "rollback.conf"  # running config saved by the last commit: what roll
 HOST_APPLIED = "host.sh"  # the host script last applied
 HOST_CANDIDATE = "host.candidate.sh"
 HOST_ROLLBACK = "host.rollback.sh"  # the script the last commit replaced (absent: that commit left the host alone)
+_RESTORE_MARK = "netfab-restore"
 
 
 class FRRDriver(_base.SSHDriverBase):
@@ -193,28 +193,44 @@ class FRRDriver(_base.SSHDriverBase):
         self._host_candidate = None
 
     def _restore_snippet(self) -> str:
-        """Shell run in the work dir by the timer and by rollback(): reload the saved FRR config, then the host."""
+        """Shell run in the work dir by the timer (and so by rollback()): reload the saved FRR config, then the
+        previous host script. Its last line says which half failed, so a failing host script is never
+        reported as an FRR difference (RELIABILITY_TRIAL.md F3-C)."""
         frr = self._reload_cmd("--reload", self._path(ROLLBACK))
         return (
-            f"{frr}; rc=$?; "
+            f"{frr}; frc=$?; hrc=0; "
             f"if [ -f {HOST_ROLLBACK} ]; then {self._host_sh} {HOST_ROLLBACK} && mv -f {HOST_ROLLBACK} {HOST_APPLIED} "
-            "|| rc=1; fi; "
-            "exit $rc"
+            "|| hrc=1; fi; "
+            f'echo "{_RESTORE_MARK} frr=$frc host=$hrc"; [ $frc -eq 0 ] && [ $hrc -eq 0 ]'
         )
 
     def _restore(self) -> tuple[bool, str]:
-        """Put the saved config back; (in sync with the saved copy?, frr-reload's complaint if not)."""
-        res = self._run(f"cd {shlex.quote(self.workdir)} && ( {self._restore_snippet()} )", check=False, timeout=300)
+        """Put the saved config back, as a device-side revert; (fully restored?, what is not, in words)."""
+        rc, log = self._revert_now(self._restore_snippet())
+        mark = next((line for line in reversed(log.splitlines()) if line.startswith(_RESTORE_MARK)), "")
+        host_failed = "host=1" in mark
         try:
             residue = self._frr_diff(self._path(ROLLBACK))
         except CommandErrorException as exc:
-            return False, str(exc)
-        return res.rc == 0 and not residue, residue or _errors(res.stdout, res.stderr) or res.output[-800:]
+            return False, f"cannot tell whether FRR is restored: {exc}"
+        problems = []
+        if residue:
+            problems.append(
+                f"FRR still differs from the saved config ({self._path(ROLLBACK)}):\n{_base.redact(residue)}"
+            )
+        if host_failed:
+            problems.append(
+                "FRR is restored, but re-running the previous host script failed, so the kernel side (ECN, MTU, "
+                f"hash) may differ from before: {_base.redact(_errors(log) or log[-800:])}"
+            )
+        if not problems and rc != 0:
+            problems.append(f"the restore exited {rc}: {_base.redact(_errors(log) or log[-800:])}")
+        return not problems, "\n".join(problems)
 
     def _fail_and_restore(self, reason: str, res: Any) -> None:
-        self._cancel_timer()  # the restore below replaces it; a timer firing mid-restore would only add noise
         errors = _base.redact(_errors(res.stdout, res.stderr) or res.output[-1500:])
-        ok, residue = self._restore()
+        # Fires the armed timer (or a fresh one): the restore finishes on the device even if we die now.
+        ok, problem = self._restore()
         self._candidate = None
         self._host_candidate = None
         if ok:
@@ -223,31 +239,25 @@ class FRRDriver(_base.SSHDriverBase):
                 f"Restored the previous config: frr-reload --test against the saved copy "
                 f"({self._path(ROLLBACK)}) is empty."
             )
-        raise CommitError(
-            f"{self.hostname}: {reason} (rc={res.rc}): {errors}\nRESTORE FAILED, the device may be half-applied; "
-            f"saved config at {self._path(ROLLBACK)}; remaining difference:\n{_base.redact(residue)}"
-        )
+        raise CommitError(f"{self.hostname}: {reason} (rc={res.rc}): {errors}\nRESTORE INCOMPLETE: {problem}")
 
     def confirm_commit(self) -> None:
         self._confirm_with_timer()
 
     def rollback(self) -> None:
-        state = self._cancel_timer()
-        if state is timer.TimerState.RUNNING:
-            self._wait_for_revert()
+        """Revert the last commit by firing its timer (never cancel-then-restore: see timer.py), wait for the
+        device to finish, and prove FRR equals the saved config."""
         if self._run(f"test -f {shlex.quote(self._path(ROLLBACK))}", check=False).rc != 0:
             raise CommandErrorException(f"{self.hostname}: nothing to roll back to (no commit was made by netfab)")
-        ok, residue = self._restore()
-        self._run(timer.clear_command(self.workdir), check=False)
+        ok, problem = self._restore()
         if not ok:
-            raise CommandErrorException(
-                f"{self.hostname}: rollback did not converge; remaining difference:\n{_base.redact(residue)}"
-            )
+            raise CommandErrorException(f"{self.hostname}: rollback did not converge: {problem}")
+        self._run(timer.clear_command(self.workdir), check=False)
 
-    def _wait_for_revert(self, limit_s: float = 120.0) -> None:
-        deadline = time.monotonic() + limit_s
-        while self._timer_state() is timer.TimerState.RUNNING and time.monotonic() < deadline:
-            time.sleep(0.5)
+    def get_applied_companions(self) -> dict[str, str]:
+        """netfab extra: {"host.sh": the host script this driver last applied}; {} when none ever was."""
+        res = self._run(f"cat {shlex.quote(self._path(HOST_APPLIED))}", check=False)
+        return {HOST_APPLIED: res.stdout} if res.rc == 0 else {}
 
     # --- configs ----------------------------------------------------------------------------------------
     def _running_config(self, full: bool) -> str:

@@ -182,23 +182,24 @@ class SonicDriver(_base.SSHDriverBase):
             f"if [ -f {FRR_SAVED} ]; then {frr} || rc=1; fi; exit $rc"
         )
 
-    def _restore(self, checkpoint: str) -> Any:
-        return self._run(f"cd {shlex.quote(self.workdir)} && ( {self._restore_snippet(checkpoint)} )", check=False)
+    def _restore(self, checkpoint: str) -> tuple[int, str]:
+        """Roll back to `checkpoint` as a device-side revert (fires the armed timer, or a fresh one): it
+        completes on the device even if this client dies mid-way (timer.py). (exit status, log tail)."""
+        return self._revert_now(self._restore_snippet(checkpoint))
 
     def _fail_and_restore(self, reason: str, res: Any, checkpoint: str, before: dict[str, Any]) -> None:
-        self._cancel_timer()
-        restored = self._restore(checkpoint)
+        rc, log = self._restore(checkpoint)
         residue = jsonpatch.make_patch(self._running_db(), before).patch
         self.discard_config()
         detail = _base.redact(res.output[-1500:])
-        if restored.rc == 0 and not residue:
+        if rc == 0 and not residue:
             raise CommitError(
                 f"{self.hostname}: {reason} (rc={res.rc}): {detail}\n"
                 f"Restored checkpoint {checkpoint}: running CONFIG_DB equals the pre-commit copy."
             )
         raise CommitError(
             f"{self.hostname}: {reason} (rc={res.rc}): {detail}\nRESTORE FAILED (checkpoint {checkpoint}): "
-            f"{_base.redact(restored.output[-800:])}; remaining patch: {json.dumps(residue)[:1500]}"
+            f"{_base.redact(log[-800:])}; remaining patch: {json.dumps(residue)[:1500]}"
         )
 
     def _save(self) -> None:
@@ -208,16 +209,13 @@ class SonicDriver(_base.SSHDriverBase):
         self._confirm_with_timer(after_cancel=self._save)
 
     def rollback(self) -> None:
-        if self._cancel_timer() is timer.TimerState.RUNNING:
-            deadline = time.monotonic() + 300
-            while self._timer_state() is timer.TimerState.RUNNING and time.monotonic() < deadline:
-                time.sleep(1)
+        # Never cancel-then-restore (a client dying between the two left nothing to revert): fire the timer.
         res = self._run(f"cat {shlex.quote(self._path(CHECKPOINT))}", check=False)
         if res.rc != 0 or not res.stdout.strip():
             raise CommandErrorException(f"{self.hostname}: nothing to roll back to (no commit was made by netfab)")
-        restored = self._restore(res.stdout.strip())
-        if restored.rc != 0:
-            raise CommandErrorException(f"{self.hostname}: rollback failed: {_base.redact(restored.output[-1500:])}")
+        rc, log = self._restore(res.stdout.strip())
+        if rc != 0:
+            raise CommandErrorException(f"{self.hostname}: rollback failed: {_base.redact(log[-1500:])}")
         self._run(timer.clear_command(self.workdir), check=False)
         self._save()
 

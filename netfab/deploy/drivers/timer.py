@@ -13,6 +13,12 @@ Files (in `directory`):
 Confirm and expiry race for one atomic rename of revert.pid: the confirm renames it to revert.cancel,
 the timer to revert.fired. Exactly one wins, so a confirm never reports success for a config that is being
 reverted, and a revert never runs after a successful confirm.
+
+A rollback never cancels the timer: it FIRES it now (SIGUSR1 cuts the sleep short, fire_command), so the
+revert runs inside the detached timer process and finishes on the device even if the client dies the
+moment after. (Cancel-then-restore left a device on its failing, unconfirmed config with nothing to revert
+it when the deploy died between the two: RELIABILITY_TRIAL.md F1-A.) Where no timer is armed, the driver
+arms a fresh one and fires it at once, so every restore runs that way.
 """
 
 from __future__ import annotations
@@ -50,12 +56,13 @@ def script(directory: str, delay_s: int, revert_command: str) -> str:
 cd {shlex.quote(directory)} || exit 1
 trap '' HUP INT            # survive the deploy's session ending
 trap 'kill $sp 2>/dev/null; exit 0' TERM    # a confirm/cancel
+trap 'kill $sp 2>/dev/null' USR1           # a rollback: revert now
 echo $$ > revert.pid.tmp && mv -f revert.pid.tmp revert.pid
 sleep {int(delay_s)} &
 sp=$!
 wait $sp
 mv revert.pid revert.fired 2>/dev/null || exit 0   # a confirm won the race
-trap '' TERM               # claimed: finish the revert whatever happens
+trap '' TERM USR1          # claimed: finish the revert whatever happens
 ( {revert_command} ) >revert.log 2>&1
 echo $? > revert.rc.tmp && mv -f revert.rc.tmp revert.rc
 rm -f revert.fired
@@ -99,6 +106,27 @@ def cancel_command(directory: str) -> str:
         "elif [ -f revert.rc ]; then echo fired; "
         "else echo none; fi"
     )
+
+
+def fire_command(directory: str) -> str:
+    """Make an armed timer revert now: print `signalled`, or the state that prevented it (running/fired/lost/
+    none). After `signalled` the revert is the timer's: it runs to its end on the device whatever the client
+    does."""
+    d = shlex.quote(directory)
+    return (
+        f"{_IS_TIMER}; cd {d} 2>/dev/null || {{ echo none; exit 0; }}; "
+        'if [ -f revert.pid ] && p=$(cat revert.pid) && is_timer "$p"; then kill -USR1 "$p" && echo signalled; '
+        "elif [ -f revert.pid ]; then echo lost; "
+        'elif [ -f revert.fired ]; then if is_timer "$(cat revert.fired)"; then echo running; else echo lost; fi; '
+        "elif [ -f revert.rc ]; then echo fired; "
+        "else echo none; fi"
+    )
+
+
+def result_command(directory: str) -> str:
+    """Print the last revert's exit status, a separator line, then the tail of its log."""
+    d = shlex.quote(directory)
+    return f"cd {d} && cat revert.rc 2>/dev/null || echo missing; echo @@log; tail -c 3000 revert.log 2>/dev/null"
 
 
 def clear_command(directory: str) -> str:
