@@ -50,6 +50,14 @@ class StagesCompanions(Protocol):
 
 
 @runtime_checkable
+class BacksUpCompanions(Protocol):
+    def get_applied_companions(self) -> dict[str, str]:
+        """The companion files this driver last applied, keyed for load_companions (the deploy journals them
+        as the backup `netfab rollback` restores: frr's host script)."""
+        ...
+
+
+@runtime_checkable
 class StagesHostScript(Protocol):
     def load_host_script(self, text: str) -> None: ...
 
@@ -79,6 +87,7 @@ EXTRAS: tuple[type[Any], ...] = (
     ReadsQosState,
     ReadsKernelState,
     StagesCompanions,
+    BacksUpCompanions,
     StagesHostScript,
     StagesFrrCandidate,
     ReadsFrrRunningConfig,
@@ -91,8 +100,10 @@ if TYPE_CHECKING:  # static proof, for mypy only: each driver is what it claims
     from netfab.deploy.drivers.nvue import NVUEDriver
     from netfab.deploy.drivers.sonic import SonicDriver
 
-    def _frr(d: FRRDriver) -> tuple[NetfabDriver, ReadsKernelState, ReadsQosState, StagesHostScript]:
-        return d, d, d, d
+    def _frr(
+        d: FRRDriver,
+    ) -> tuple[NetfabDriver, ReadsKernelState, ReadsQosState, StagesHostScript, BacksUpCompanions]:
+        return d, d, d, d, d
 
     def _nvue(d: NVUEDriver) -> NetfabDriver:
         return d

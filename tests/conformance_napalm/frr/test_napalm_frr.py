@@ -13,6 +13,7 @@ import pytest
 
 from netfab.deploy.drivers.frr import FRRDriver
 from netfab.deploy.drivers.protocol import (
+    BacksUpCompanions,
     ReadsKernelState,
     ReadsQosState,
     ReadsRouteEcmpWidth,
@@ -30,4 +31,11 @@ __all__ = ["set_device_parameters"]  # the fixture NAPALM's tests use, imported 
 class TestNapalmFRRGetters(NetfabGetters):
     driver = FRRDriver
     patched_driver = patched(FRRDriver, HERE)
-    claims = (ReadsRouteEcmpWidth, StagesCompanions, ReadsKernelState, ReadsQosState, StagesHostScript)
+    claims = (
+        ReadsRouteEcmpWidth,
+        StagesCompanions,
+        ReadsKernelState,
+        ReadsQosState,
+        StagesHostScript,
+        BacksUpCompanions,
+    )
