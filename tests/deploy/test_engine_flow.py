@@ -267,7 +267,7 @@ def test_one_typed_channel_carries_host_tasks_waves_and_journal_states(rig: Rig)
     assert tasks[("leaf1", "prepare")] and tasks[("leaf1", "commit")] and tasks[("leaf1", "confirm")]
     assert tasks[("leaf2", "check")] is False and tasks[("leaf2", "rollback")] is True
     states = [e.state for e in seen if e.kind is EventKind.DEVICE_STATE and e.subject == "leaf2"]
-    assert states == ["backed_up", "committed", "rolled_back"]
+    assert states == ["backed_up", "committing", "committed", "rolling_back", "rolled_back"]
     [check] = [e for e in seen if e.kind is EventKind.CHECK_FAILED]
     assert check.subject == "leaf2" and "BGP session to spine1 is down" in check.message
     lines = [json.loads(line) for line in stream.getvalue().splitlines()]

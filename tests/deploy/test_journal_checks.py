@@ -353,12 +353,13 @@ def test_cli_refuses_while_another_run_holds_the_fabric(tmp_path: Path, holder: 
     assert not (runs / "lab").exists() or [p.name for p in (runs / "lab").iterdir()] == [".lock"]
 
 
-def test_unwritable_runs_dir_is_a_usage_error(tmp_path: Path) -> None:
-    blocker = tmp_path / "file"
-    blocker.write_text("x")
-    res = _cli(tmp_path, "deploy", str(ROOT / "intent" / "lab.yaml"), "--dry-run", "--runs", str(blocker))
+def test_a_runs_dir_that_cannot_hold_the_lock_is_a_usage_error(tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    (runs / "lab").write_text("x")  # the fabric's journal dir is a file: no lock can be created there
+    res = _cli(tmp_path, "deploy", str(ROOT / "intent" / "lab.yaml"), "--dry-run", "--runs", str(runs))
     assert res.returncode == 2, res.stderr
-    assert "cannot create the fabric lock" in res.stderr and str(blocker) in " ".join(res.stderr.split())
+    assert "cannot create the fabric lock" in res.stderr and "lab/.lock" in " ".join(res.stderr.split())
 
 
 def test_an_inventory_error_leaves_no_running_run(tmp_path: Path) -> None:
