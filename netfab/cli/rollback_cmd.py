@@ -64,9 +64,9 @@ def rollback(
     failures = outcome.failures
     err_console.print(f"run {run_id}: {len(outcome.restored)} devices restored and verified, {len(failures)} failed")
     for dev in sorted(outcome.devices, key=lambda d: (d.ok, d.device)):
-        err_console.print(
-            f"  {dev.device}: {'ok' if dev.ok else 'FAILED'}: {dev.message}", markup=False, highlight=False
-        )
+        # failures first, "<device>: <why>"; then "<device>: ok, <what was done>"
+        line = f"  {dev.device}: ok, {dev.message}" if dev.ok else f"  {dev.device}: {dev.message}"
+        err_console.print(line, markup=False, highlight=False)
     raise typer.Exit(ExitCode.OK if not failures else ExitCode.FINDINGS)
 
 
