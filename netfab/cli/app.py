@@ -139,10 +139,12 @@ def _input_error(exc: InputError) -> NoReturn:
 def main() -> None:
     """Console-script entry point: never lets a traceback reach an operator unless NETFAB_DEBUG is set."""
     from netfab.cli.config import ConfigError
+    from netfab.cli.streams import protect_standard_streams
     from netfab.core.redact import install_log_redaction, redact
     from netfab.deploy.credentials import Credentials
     from netfab.platforms import ENV_PATH, PlatformRecordError, registry
 
+    protect_standard_streams()  # a reader that goes away (`| head -1`) must not stop a rollout half-way
     secrets = Credentials.from_env().secrets()
     install_log_redaction(secrets)  # any log record (netfab's, Nornir's, paramiko's) is masked when created
     try:

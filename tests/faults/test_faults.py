@@ -267,6 +267,18 @@ def test_a_changed_host_key_is_refused_and_nothing_changes(fault_lab: FaultLab) 
     lab.assert_all("old")  # the canary wave failed before any commit
 
 
+# --- F8-E: a closed output pipe leaves no phantom run -------------------------------------------------------------
+def test_a_closed_pipe_leaves_no_run_marked_running(fault_lab: FaultLab) -> None:
+    lab = fault_lab
+    cmd = [sys.executable, "-m", "netfab.cli.app", "deploy", str(lab.intent), str(lab.change), "--lab", lab.prefix]
+    shell = " ".join(map(str, cmd)) + " --dry-run 2>&1 | head -1"
+    subprocess.run(["sh", "-c", shell], cwd=lab.work, env=lab.env(), check=True, capture_output=True, timeout=300)
+    assert lab.last_run()["state"] != "running"
+    after = lab.deploy(lab.intent, extra=("--dry-run",))
+    assert after.returncode == 0, after.stderr  # not refused as "interrupted"
+    lab.assert_all("old")
+
+
 @pytest.fixture(autouse=True)
 def _no_leftover_workdirs(fault_lab: FaultLab) -> Iterator[None]:
     yield
