@@ -14,6 +14,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 
 from netfab.core.events import Advance
+from netfab.core.fs import OutputError, output_error
 from netfab.design.plan import DevicePlan, FabricPlan, ServerPlan
 from netfab.render.cabling import cabling_csv
 from netfab.render.device import render_device, render_server
@@ -154,10 +155,17 @@ def _render_parallel(
         ctx = multiprocessing.get_context("fork")
         count = 0
         with ctx.Pool(workers) as pool:
-            for b, n in zip(bounds, pool.imap(_render_slice, bounds), strict=True):
-                count += n
-                if progress:
-                    progress((b[1] - b[0]) + (b[3] - b[2]))
+            try:
+                for b, n in zip(bounds, pool.imap(_render_slice, bounds), strict=True):
+                    count += n
+                    if progress:
+                        progress((b[1] - b[0]) + (b[3] - b[2]))
+            except OutputError:
+                raise
+            except OSError as exc:
+                # A worker's OSError comes back as a plain OSError (an OutputError would not survive pickling):
+                # a full disk or a vanished staging dir is the operator's to fix, exit 2 like the serial writer.
+                raise output_error(Path(exc.filename) if exc.filename else staging, exc) from None
         return count
     finally:
         _JOB = None

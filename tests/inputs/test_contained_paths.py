@@ -161,3 +161,26 @@ def test_a_full_disk_while_swapping_the_tree_in_is_an_output_error(
     with pytest.raises(OutputError) as err:
         tree.commit()
     assert err.value.path == target and "disk is full" in err.value.hint
+
+
+def test_a_full_disk_in_a_parallel_render_worker_is_an_output_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The forked render workers' OSError came back to the parent as a plain OSError: exit 3, "a bug"."""
+    import errno
+
+    from netfab.cli.pipeline import load_plan
+    from netfab.core.fs import OutputError
+    from netfab.render import build as build_module
+
+    plan = load_plan([Path(__file__).resolve().parents[2] / "intent" / "rail-4su.yaml"]).plan
+    monkeypatch.setattr(build_module, "_PARALLEL_THRESHOLD", 1)  # the forked path, whatever the fabric's size
+
+    def full(self: object, files: dict[str, str]) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(build_module._StagingWriter, "write_all", full)  # inherited by the forked workers
+    with pytest.raises(OutputError) as err:
+        build_module.build(plan, tmp_path / "out", workers=2)
+    assert "disk is full" in err.value.hint
+    assert not (tmp_path / "out" / plan.name).exists()  # nothing half-written took the build's place
