@@ -30,7 +30,7 @@ from netfab.design.plan import (
     Role,
     ServerPlan,
 )
-from netfab.design.ports import port_name
+from netfab.design.ports import port_namer
 from netfab.intent import Intent
 from netfab.load.yamlsource import DataPath, dotted
 
@@ -50,6 +50,7 @@ class _Expander:
         self.nic = nic_plan(intent, self.qos)
         self.devices: dict[str, DevicePlan] = {}
         self.links: list[LinkPlan] = []
+        self._port_namers: dict[str, Callable[[int], str]] = {}
         self.servers: list[ServerPlan] = []
         self.source_file = source_file
         self.mgmt_blocks = dict(zip(_ROLE_ORDER, split_blocks(intent.management.subnet, 4), strict=False))
@@ -115,6 +116,12 @@ class _Expander:
                 "DESIGN002", str(exc), path, hint=f"give {dotted(path)} a larger prefix", source_file=self.source_file
             ) from None
 
+    def _port_name(self, platform: str, port: int) -> str:
+        namer = self._port_namers.get(platform)
+        if namer is None:
+            namer = self._port_namers[platform] = port_namer(platform)
+        return namer(port)
+
     # --- links ---------------------------------------------------------------------------------------
     def connect(
         self,
@@ -129,8 +136,8 @@ class _Expander:
         pool: IPv4Network | None,
         pool_path: DataPath,
     ) -> None:
-        a_if = port_name(upper.platform, upper_port)
-        b_if = port_name(lower.platform, lower_port)
+        a_if = self._port_name(upper.platform, upper_port)
+        b_if = self._port_name(lower.platform, lower_port)
         a_addr = b_addr = a_ip = b_ip = None
         if not self.unnumbered and pool is not None:
             a_int, b_int = self._alloc(lambda: p2p31(pool, p2p_index, f"{tier} /31 links"), pool_path)
@@ -338,7 +345,7 @@ class _Expander:
         leaf_ip, nic_ip = ip_str(leaf_int), ip_str(nic_int)
         leaf_addr, nic_addr = f"{leaf_ip}/31", f"{nic_ip}/31"
         netdev = f"eth{g}"
-        leaf_if = port_name(leaf.platform, port)
+        leaf_if = self._port_name(leaf.platform, port)
         leaf.interfaces.append(
             InterfacePlan(
                 name=leaf_if,
