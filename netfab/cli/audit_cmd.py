@@ -241,30 +241,16 @@ def _remediate(
     confirm_timeout: int | None,
     lock: FabricLock,
 ) -> None:
-    from netfab.cli.fleet import refuse_if_interrupted
-
-    # the same refusal as `netfab deploy`: devices of a killed run may still be reverting by their timers
-    refuse_if_interrupted(runs, plan.name, "audit --remediate")
-    _remediate_locked(report, plan, rules, where, staging, runs, intent, confirm_timeout, lock)
-
-
-def _remediate_locked(
-    report: AuditReport,
-    plan: FabricPlan,
-    rules: AuditRules,
-    where: _Where,
-    staging: Path,
-    runs: Path,
-    intent: list[Path],
-    confirm_timeout: int | None,
-    lock: FabricLock,
-) -> None:
     from netfab.audit.apply import remediate
     from netfab.audit.collect import collect_online
     from netfab.audit.engine import Source, audit_devices
+    from netfab.cli.fleet import refuse_if_interrupted
     from netfab.cli.pipeline import err_console
     from netfab.cli.progress import print_event
     from netfab.core.events import DeployEvent, EventKind
+
+    # the same refusal as `netfab deploy`: devices of a killed run may still be reverting by their timers
+    refuse_if_interrupted(runs, plan.name, "audit --remediate")
 
     drifted = [d.device for d in report.drifted]
     nr, secrets = _nornir(plan, where)

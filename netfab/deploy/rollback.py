@@ -15,23 +15,13 @@ from netfab.core.outcome import Err, host_outcome
 from netfab.core.redact import MASK, restore_secrets
 from netfab.deploy.connection import CONNECTION_NAME
 from netfab.deploy.engine import comparable_kernel
-from netfab.deploy.journal import Journal, JournalCorrupt
+from netfab.deploy.journal import DEVICE_STATES, Journal, JournalCorrupt
 
 RESTORE_TIMER_S = 300
 """The device timer guarding each restore commit: long enough for a slow frr-reload, short enough to
 settle a device whose rollback was killed well before anyone investigates."""
 
-ROLLBACK_STATES = {
-    "backed_up",
-    "committing",
-    "committed",
-    "confirming",
-    "confirmed",
-    "rolling_back",
-    "rolled_back",
-    "failed",
-    "rollback_failed",
-}
+ROLLBACK_STATES = DEVICE_STATES - {"planned", "in_sync"}
 """Device states whose device this run may have changed (or was changing): every one is restored and
 verified. backed_up is in: a run killed mid-commit journals that state while the device is changing."""
 
