@@ -23,7 +23,8 @@ from typer.testing import CliRunner
 
 from netfab.cli import app as app_module
 
-VALID = [yaml.safe_load(p.read_text(encoding="utf-8")) for p in EXAMPLES] + [RAIL, CLOS3]
+# clos3-100k is clos3-24k with more pods: mutating it finds nothing new and designs 98k GPUs per example.
+VALID = [yaml.safe_load(p.read_text(encoding="utf-8")) for p in EXAMPLES if p.stem != "clos3-100k"] + [RAIL, CLOS3]
 runner = CliRunner()
 
 scalars = st.one_of(
