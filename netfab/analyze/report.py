@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from netfab.analyze.nccl import RULES as NCCL_RULES
 from netfab.core.findings import RuleInfo, Severity
 
 RULES: tuple[RuleInfo, ...] = (
@@ -53,6 +54,7 @@ RULES: tuple[RuleInfo, ...] = (
         "`netfab analyze --lab` changes a leaf's multipath hash sysctls while it measures and could not put them back.",
         hint="re-run the leaf's rendered script, or netfab lab down/up",
     ),
+    *NCCL_RULES,
 )
 
 TIER_NAMES = {

@@ -22,6 +22,7 @@ from netfab.core.exitcodes import ExitCode
 from netfab.report import ReportFormat
 
 if TYPE_CHECKING:
+    from netfab.analyze.run import Analysis
     from netfab.cli.pipeline import Loaded
     from netfab.core.findings import Finding
 
@@ -74,6 +75,19 @@ def analyze(
     lab_batches: int = typer.Option(
         5, "--lab-batches", min=1, max=1000, help="Lab batches (source-port sets) per hash policy."
     ),
+    nccl_tests: list[Path] = typer.Option(
+        [],
+        "--nccl-tests",
+        metavar="LOG",
+        help="Judge an nccl-tests output (repeatable) against the bus bandwidth this design allows "
+        "(NCCL001-003; written to nccl-acceptance.json).",
+    ),
+    nccl_collective: str | None = typer.Option(
+        None, "--nccl-collective", help="The collective of a log that does not name its binary (e.g. all_reduce)."
+    ),
+    nccl_efficiency: float = typer.Option(
+        0.80, "--nccl-efficiency", min=0.01, max=1.0, help="Pass at this share of the network's bound (default 0.80)."
+    ),
 ) -> None:
     """Capacity, lossless budget and ECMP tail of a fabric: analysis.json, topology.svg, link-load.svg.
 
@@ -109,17 +123,20 @@ def analyze(
         err_console.print(f"netfab analyze: {exc}")
         raise typer.Exit(ExitCode.USAGE) from None
     doc = result.as_dict()
+    nccl_found, nccl_doc = _nccl(result, nccl_tests, nccl_collective, nccl_efficiency)
     files = {
         "analysis.json": render_json(doc),
         "topology.svg": topology_svg(result.intent, result.capacity, result.plan.name),
         "link-load.svg": link_load_svg(result),
     }
+    if nccl_doc:
+        files["nccl-acceptance.json"] = json.dumps(nccl_doc, indent=2, sort_keys=True) + "\n"
     try:
         written = write_files(out_dir, files)
     except OSError as exc:  # core.fs.OutputError: names the path and says what to do
         err_console.print(f"netfab analyze: {exc}")
         raise typer.Exit(ExitCode.USAGE) from None
-    findings = list(result.findings)
+    findings = [*result.findings, *nccl_found]
     lab_doc: dict[str, Any] | None = None
     lab_written: list[Path] = []
     if lab is not None:
@@ -133,12 +150,33 @@ def analyze(
     context = report_context(
         "analyze",
         rules=RULES,
-        details={"analysis": doc, "lab_check": lab_doc},
+        details={"analysis": doc, "lab_check": lab_doc, "nccl": nccl_doc or None},
         preamble=overview,
     )
     emit_report(fmt, findings, context, output)
     if has_errors(findings, strict=strict):
         raise typer.Exit(ExitCode.FINDINGS)
+
+
+def _nccl(
+    result: Analysis, logs: list[Path], collective: str | None, efficiency: float
+) -> tuple[list[Finding], list[dict[str, Any]]]:
+    """Judge each nccl-tests log against the design; an unreadable log is a usage error (exit 2)."""
+    from netfab.analyze.nccl import NcclLogError, expect, judge, read_log
+    from netfab.cli.pipeline import err_console
+
+    found: list[Finding] = []
+    docs: list[dict[str, Any]] = []
+    for log in logs:
+        try:
+            run = read_log(log, collective)
+        except NcclLogError as exc:
+            err_console.print(f"netfab analyze --nccl-tests: {exc}")
+            raise typer.Exit(ExitCode.USAGE) from None
+        accepted = judge(run, expect(run, result.routes, result.capacity), efficiency)
+        found += accepted.findings()
+        docs.append(accepted.as_dict())
+    return found, docs
 
 
 def _lab_check(
