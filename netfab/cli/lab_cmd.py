@@ -1,4 +1,4 @@
-"""`netfab lab up|down|status|exec|export`: the fabric as real FRR switches in network namespaces."""
+"""`netfab lab up|down|status|exec|export|collective`: the fabric as real FRR switches in network namespaces."""
 
 from __future__ import annotations
 
@@ -221,6 +221,9 @@ def _check_lab_fabric(intent: list[Path], prefix: str, verb: str, strict: bool) 
 
 
 def register(app: typer.Typer) -> None:
+    from netfab.cli.collective_cmd import collective
+
+    lab_app.command("collective")(collective)
     app.add_typer(lab_app, name="lab")
 
 
