@@ -43,7 +43,7 @@ def test_one_throttled_path_sets_the_step_time_while_every_link_is_up_and_error_
         into = next(f for f in step["flows"] if f["dst"] == "host4/eth0")
         assert into["throttled"] == ["leaf3:swp2"] and into["seconds"] > 0.7 * expected
         assert 0.7 * expected < step["step_time_s"] < 1.6 * expected
-        assert step["step_time_s"] > 10 * baseline and step["slow"]
+        assert step["step_time_s"] > 3 * baseline and step["slow"]
         assert step["idle_fraction"] > 0.5  # the healthy workers spend most of the step waiting
     median_flows = statistics.median(f["seconds"] for s in data["steps"] for f in s["flows"])
     assert median_flows < expected / 5
