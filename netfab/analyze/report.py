@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from netfab.analyze.deadlock import RULE as DEADLOCK_RULE
 from netfab.analyze.nccl import RULES as NCCL_RULES
 from netfab.core.findings import RuleInfo, Severity
 
@@ -54,6 +55,7 @@ RULES: tuple[RuleInfo, ...] = (
         "`netfab analyze --lab` changes a leaf's multipath hash sysctls while it measures and could not put them back.",
         hint="re-run the leaf's rendered script, or netfab lab down/up",
     ),
+    DEADLOCK_RULE,
     *NCCL_RULES,
 )
 
@@ -102,10 +104,28 @@ def render_text(doc: dict[str, Any], files: list[str] | None = None) -> str:
     ]
     lines += _capacity(doc["capacity"])
     lines += _lossless(doc["lossless"])
+    lines += _deadlock(doc.get("pfc_deadlock"))
     lines += _ecmp(doc["ecmp"])
     if files:
         lines += ["", "written: " + ", ".join(files)]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _deadlock(dl: dict[str, Any] | None) -> list[str]:
+    if not dl:
+        return []
+    if dl["skipped"]:
+        return ["PFC deadlock under single failures: not checked (" + dl["skipped"] + ")", ""]
+    sub = dl["subfabric"]
+    scope = f"{dl['failures_checked']} link and switch failures of a {sub['switches']}-switch sub-fabric"
+    if not dl["deadlock_failures"]:
+        return [f"PFC deadlock under single failures: no cyclic buffer dependency in any of {scope}", ""]
+    first = dl["examples"][0]
+    return [
+        f"PFC deadlock under single failures: {dl['deadlock_failures']} of {scope} close a cycle",
+        f"  e.g. {first['failure']}: {' '.join(first['cycle'])}",
+        "",
+    ]
 
 
 def _capacity(cap: dict[str, Any]) -> list[str]:

@@ -11,6 +11,7 @@ import numpy as np
 
 from netfab.analyze.capacity import DEFAULT_MESSAGE_BYTES, AllReduceBound, Capacity, allreduce_bound, analyze_capacity
 from netfab.analyze.collective import Job, Pattern, Placement, gpu_pairs, place_job
+from netfab.analyze.deadlock import DeadlockResult, check_deadlock, deadlock_findings
 from netfab.analyze.ecmp_model import EcmpModel, Scenario, ScenarioResult, comparison_scenarios
 from netfab.analyze.flows import flow_set
 from netfab.analyze.hashing import KERNEL_FIELD_BITS, kernel_policy_for
@@ -98,6 +99,7 @@ class Analysis:
     lossless: LosslessBudget
     ecmp: EcmpAnalysis
     findings: list[Finding] = field(default_factory=list)
+    deadlock: DeadlockResult | None = None
 
     def as_dict(self) -> dict[str, Any]:
         from netfab import __version__
@@ -121,6 +123,7 @@ class Analysis:
             "capacity": self.capacity.as_dict(),
             "lossless": self.lossless.as_dict(),
             "ecmp": self.ecmp.as_dict(self.routes),
+            "pfc_deadlock": self.deadlock.as_dict() if self.deadlock is not None else None,
             "findings": [_finding_dict(f) for f in self.findings],
             "summary": {
                 "p99_step_time_tax": round(intent_result.tax.p99, 4),
@@ -137,8 +140,13 @@ def analyze(intent: Intent, plan: FabricPlan, options: AnalyzeOptions, source_fi
     capacity = analyze_capacity(intent, plan, options.message_bytes)
     lossless = analyze_lossless(intent, plan)
     ecmp = _ecmp(intent, routes, capacity, options)
-    findings = [*lossless.findings(source_file), *_ecmp_findings(ecmp, source_file)]
-    return Analysis(intent, plan, options, routes, capacity, lossless, ecmp, findings)
+    deadlock = check_deadlock(plan)
+    findings = [
+        *lossless.findings(source_file),
+        *_ecmp_findings(ecmp, source_file),
+        *deadlock_findings(deadlock, source_file),
+    ]
+    return Analysis(intent, plan, options, routes, capacity, lossless, ecmp, findings, deadlock)
 
 
 def _ecmp(intent: Intent, routes: FabricRoutes, capacity: Capacity, options: AnalyzeOptions) -> EcmpAnalysis:
@@ -227,6 +235,7 @@ def _ecmp_findings(ecmp: EcmpAnalysis, source_file: str) -> list[Finding]:
 def _finding_dict(f: Finding) -> dict[str, Any]:
     return {
         "rule_id": f.rule_id,
+        "status": f.status.value,
         "severity": f.severity.value,
         "message": f.message,
         "hint": f.hint,

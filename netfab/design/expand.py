@@ -189,7 +189,7 @@ class _Expander:
                 self.add_device(
                     "spine",
                     (pod - 1) * spine_count + i,
-                    asn,
+                    self.u.asn.spine + (pod - 1) * spine_count + i - 1 if self.u.asn.spine_per_switch else asn,
                     pod=pod_key,
                     plane=(i - 1) % planes + 1,
                     spine_in_pod=i,

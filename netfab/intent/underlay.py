@@ -17,6 +17,10 @@ class AsnScheme(IntentModel):
     superspine: Asn = 64900
     spine: Asn = 65000
     """Spine ASN; in clos3 pod p (1-based) uses spine + p - 1."""
+    spine_per_switch: bool = False
+    """Give spine n (1-based, fabric-wide) its own ASN, spine + n - 1, instead of one per pod. Some operators
+    number every switch uniquely; it lets BGP install down-up routes after a failure, which on lossless
+    classes can close a PFC deadlock (`netfab analyze` checks it: ANALYZE006)."""
     leaf_base: Asn = 65100
     """Leaf n (1-based, in design order) uses leaf_base + n - 1. Use a 4-byte private base
     (4200000000) for more than ~400 leaves."""

@@ -38,7 +38,10 @@ def asn_ranges(ctx: LintContext) -> list[AsnRange]:
     t = ctx.intent.topology
     a = ctx.intent.underlay.asn
     pods = (t.pods or 1) if t.style == "clos3" else 1
-    ranges = [AsnRange("spine", a.spine, a.spine + pods - 1, "pod")]
+    if a.spine_per_switch:
+        ranges = [AsnRange("spine", a.spine, a.spine + t.spine_count - 1, "spine")]
+    else:
+        ranges = [AsnRange("spine", a.spine, a.spine + pods - 1, "pod")]
     ranges.append(AsnRange("leaf", a.leaf_base, a.leaf_base + t.leaf_count - 1, "leaf"))
     if t.superspine is not None:
         ranges.insert(0, AsnRange("superspine", a.superspine, a.superspine, "superspine"))
