@@ -37,6 +37,7 @@ def build(
     """
     from netfab.cli.pipeline import err_console, load_plan
     from netfab.cli.progress import progress_bar
+    from netfab.diff.changes import Explainer
     from netfab.platforms import platform_names
     from netfab.render.build import BuildSelection
     from netfab.render.build import build as run_build
@@ -47,28 +48,65 @@ def build(
         err_console.print(f"netfab build: unknown platform {platform!r}; choose from {', '.join(choices)}")
         raise typer.Exit(ExitCode.USAGE)
     started = time.perf_counter()
+    selection = BuildSelection(platform=platform, device_glob=limit)
+    inputs = None if selection.partial else _unchanged_build(intent, out, strict, started)
     loaded = load_plan(intent, strict=strict)
     plan = loaded.plan
-    selection = BuildSelection(platform=platform, device_glob=limit)
     total = sum(selection.wants_device(d) for d in plan.devices.values()) + sum(
         selection.wants_server(s) for s in plan.servers
     )
     show = not quiet and err_console.is_terminal and total > 50
+    explain = Explainer({d.name: d.platform for d in plan.devices.values()})
     try:
         if show:
             with progress_bar(err_console) as progress:
                 bar = progress.add_task("rendering", total=total)
-                result = run_build(plan, out, selection, progress=lambda n: progress.advance(bar, n))
+                result = run_build(
+                    plan, out, selection, progress=lambda n: progress.advance(bar, n), inputs=inputs, explain=explain
+                )
         else:
-            result = run_build(plan, out, selection)
+            result = run_build(plan, out, selection, inputs=inputs, explain=explain)
     except UnsupportedFeature as exc:
         err_console.print(f"netfab build: {exc}\nnothing was written; the previous build is unchanged.")
         raise typer.Exit(ExitCode.FINDINGS) from None
     elapsed = time.perf_counter() - started
     err_console.print(
         f"built {len(result.devices)} switches and {len(result.servers)} servers "
-        f"({result.files} files) into {result.out_dir} in {elapsed:.2f} s"
+        f"({result.files} files, {len(result.written)} written) into {result.out_dir} in {elapsed:.2f} s"
     )
+    if result.previous is not None and result.manifest is not None:
+        from netfab.diff.summary import changes_between, render_text
+
+        old = {f: r.digest for f, r in result.previous.files.items()}
+        new = {f: r.digest for f, r in result.manifest.files.items()}
+        if selection.partial:  # what this build did not regenerate is not a change it made
+            old = {f: d for f, d in old.items() if f in new}
+        err_console.print(render_text(changes_between(old, new, result.explained, plan)), end="")
+
+
+def _unchanged_build(intent: list[Path], out: Path, strict: bool, started: float) -> str:
+    """The build's inputs digest; exits 0 right here, writing nothing, when out/<fabric>/ was built from exactly
+    these inputs and is intact (netfab.render.manifest explains what that covers)."""
+    from netfab.cli.pipeline import err_console
+    from netfab.lint import lint_source
+    from netfab.load import load_intent_source
+    from netfab.render.build import up_to_date
+    from netfab.render.manifest import inputs_digest
+
+    source = load_intent_source(intent)
+    result = lint_source(source, strict=strict)
+    if result.intent is None or result.exit_code != ExitCode.OK:
+        return ""  # load_plan reports it
+    digest = inputs_digest(source.files, f"strict={strict}")
+    manifest = up_to_date(result.intent.fabric.name, out, digest)
+    if manifest is None:
+        return digest
+    elapsed = time.perf_counter() - started
+    err_console.print(
+        f"{out / result.intent.fabric.name} is up to date: built from these inputs and unchanged since "
+        f"({len(manifest.files):,} files, nothing written) in {elapsed:.2f} s"
+    )
+    raise typer.Exit(ExitCode.OK)
 
 
 def register(app: typer.Typer) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -19,6 +20,7 @@ from netfab.design.plan import DevicePlan, FabricPlan, ServerPlan
 from netfab.render.cabling import cabling_csv
 from netfab.render.device import render_device, render_server
 from netfab.render.inventory import inventory_files
+from netfab.render.manifest import MANIFEST, FileRecord, Manifest, digest_bytes, read_manifest
 from netfab.render.writer import AtomicTree, safe_relpath
 
 _PARALLEL_THRESHOLD = 200  # below this, forking costs more than it saves
@@ -30,6 +32,11 @@ class BuildResult:
     devices: list[str] = field(default_factory=list)
     servers: list[str] = field(default_factory=list)
     files: int = 0
+    written: list[str] = field(default_factory=list)
+    """Files whose bytes (or inode) are new in this build; every other file is the previous build's inode."""
+    explained: dict[str, object] = field(default_factory=dict)
+    previous: Manifest | None = None
+    manifest: Manifest | None = None
 
 
 @dataclass(frozen=True)
@@ -54,37 +61,107 @@ class BuildSelection:
 
 
 # Set in the parent before forking; workers read it copy-on-write.
-_JOB: tuple[FabricPlan, list[DevicePlan], list[ServerPlan], Path, bool] | None = None
+_JOB: tuple[FabricPlan, list[DevicePlan], list[ServerPlan], _StagingWriter] | None = None
 
 
-def _render_slice(bounds: tuple[int, int, int, int]) -> int:
+def _render_slice(bounds: tuple[int, int, int, int]) -> _SliceResult:
     assert _JOB is not None
-    plan, devices, servers, staging, seeded = _JOB
-    tree = _StagingWriter(staging, seeded)
+    plan, devices, servers, template = _JOB
+    tree = template.fresh()
     d0, d1, s0, s1 = bounds
     for dev in devices[d0:d1]:
         tree.write_all(render_device(dev))
     for server in servers[s0:s1]:
         tree.write_all(render_server(server, plan))
-    return tree.count
+    return tree.result()
+
+
+Explain = Callable[[str, str, str], object]
+"""(relative path, previous text, new text) -> what changed in it, computed where the texts are (in the
+render workers); whatever it returns must pickle. The build never interprets it (netfab.diff does)."""
+
+
+@dataclass(slots=True)
+class _SliceResult:
+    records: dict[str, FileRecord]
+    written: list[str]
+    explained: dict[str, object]
 
 
 class _StagingWriter:
-    def __init__(self, staging: Path, seeded: bool = False) -> None:
+    """Writes one build's files into the staging tree, keeping the previous tree's inode for every file whose
+    bytes did not change (a hard link), so an unchanged file is never rewritten and a rebuild writes only what
+    changed. Rendered text is compared by digest against the previous manifest, and the previous file is
+    trusted only while its inode, size and mtime are what that manifest recorded."""
+
+    def __init__(
+        self,
+        staging: Path,
+        seeded: bool = False,
+        previous: Manifest | None = None,
+        previous_root: Path | None = None,
+        explain: Explain | None = None,
+    ) -> None:
         self.staging = staging
         self.seeded = seeded
+        self.previous = previous
+        self.previous_root = previous_root
+        self.explain = explain
         self.count = 0
+        self.records: dict[str, FileRecord] = {}
+        self.written: list[str] = []
+        self.explained: dict[str, object] = {}
+
+    def fresh(self) -> _StagingWriter:
+        return _StagingWriter(self.staging, self.seeded, self.previous, self.previous_root, self.explain)
+
+    def result(self) -> _SliceResult:
+        return _SliceResult(self.records, self.written, self.explained)
+
+    def _unchanged(self, rel: str, digest: str) -> FileRecord | None:
+        if self.previous is None or self.previous_root is None:
+            return None
+        record = self.previous.files.get(rel)
+        if record is None or record.digest != digest:
+            return None
+        try:
+            st = os.stat(self.previous_root / rel)
+        except OSError:
+            return None
+        return record if record.matches(st) else None
 
     def write_all(self, files: dict[str, str]) -> None:
         for relpath, text in files.items():
             rel = safe_relpath(relpath)
+            key = str(rel)
             path = self.staging.joinpath(*rel.parts)
+            # newline-free bytes: templates' own line endings stay byte-identical across runs and platforms.
+            data = text.encode("utf-8")
+            digest = digest_bytes(data)
+            self.count += 1
+            kept = self._unchanged(key, digest)
+            if kept is not None:
+                if not self.seeded:  # a seeded tree already holds this very inode
+                    assert self.previous_root is not None
+                    os.link(self.previous_root / key, path)
+                self.records[key] = kept
+                continue
             if self.seeded:
                 # A seeded tree shares inodes with the previous build (hard links): replace, never write through.
                 path.unlink(missing_ok=True)
-            with open(path, "w", encoding="utf-8", newline="") as fh:
-                fh.write(text)
-            self.count += 1
+            with open(path, "wb") as fh:
+                fh.write(data)
+                fh.flush()  # the stat must see the bytes, not what Python's buffer still holds
+                st = os.fstat(fh.fileno())
+            self.records[key] = FileRecord(digest, st.st_size, st.st_mtime_ns, st.st_ino)
+            self.written.append(key)
+            if self.explain is not None and self.previous is not None and key in self.previous.files:
+                assert self.previous_root is not None
+                try:
+                    before = (self.previous_root / key).read_text(encoding="utf-8")
+                except (OSError, UnicodeDecodeError):
+                    continue
+                self.explained[key] = self.explain(key, before, text)
 
 
 def build(
@@ -93,48 +170,94 @@ def build(
     selection: BuildSelection = BuildSelection(),
     progress: Advance | None = None,
     workers: int | None = None,
+    inputs: str | None = None,
+    explain: Explain | None = None,
 ) -> BuildResult:
-    """Render and atomically write build/<fabric>/. Raises (and leaves the old tree) on any failure."""
+    """Render and atomically write build/<fabric>/. Raises (and leaves the old tree) on any failure.
+
+    `inputs` is the build's inputs digest (netfab.render.manifest.inputs_digest), recorded in the manifest so
+    the next build with the same inputs can skip (up_to_date); only a full build records it. Files whose bytes
+    did not change keep their inode; `explain` is called on every file that did (see Explain)."""
 
     target = out_root / safe_relpath(plan.name).name
     devices = [d for d in plan.devices.values() if selection.wants_device(d)]
     servers = [s for s in plan.servers if selection.wants_server(s)]
     result = BuildResult(out_dir=target.resolve(), devices=[d.name for d in devices], servers=[s.name for s in servers])
     with AtomicTree(target) as tree:
+        previous = read_manifest(tree.target) if tree.target.is_dir() else None
+        result.previous = previous
         if selection.partial:
             tree.seed_from_target()
         (tree.staging / "configs").mkdir(exist_ok=True)
         (tree.staging / "hosts").mkdir(exist_ok=True)
-        tree.write("cabling.csv", cabling_csv(plan))
-        tree.write_many(inventory_files(plan).items())
-        result.files = 4
-        workers = workers or min(os.cpu_count() or 1, 4)
-        total = len(devices) + len(servers)
-        if total < _PARALLEL_THRESHOLD or workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
-            writer = _StagingWriter(tree.staging, selection.partial)
-            for dev in devices:
-                writer.write_all(render_device(dev))
-                if progress:
-                    progress(1)
-            for server in servers:
-                writer.write_all(render_server(server, plan))
-                if progress:
-                    progress(1)
-            result.files += writer.count
-        else:
-            result.files += _render_parallel(plan, devices, servers, tree.staging, workers, progress, selection.partial)
+        (tree.staging / "inventory").mkdir(exist_ok=True)
+        writer = _StagingWriter(tree.staging, selection.partial, previous, tree.target, explain)
+        try:
+            slices = _render_all(plan, devices, servers, writer, workers, progress)
+        except OutputError:
+            raise
+        except OSError as exc:
+            # A full disk or a vanished staging dir is the operator's to fix (exit 2), in the parent as in a worker.
+            raise output_error(Path(exc.filename) if exc.filename else tree.staging, exc) from None
+        records: dict[str, FileRecord] = {}
+        if selection.partial and previous is not None:
+            # Files this build did not regenerate are the previous build's, hard-linked by the seeding.
+            records.update(previous.files)
+        for part in slices:
+            records.update(part.records)
+            result.written.extend(part.written)
+            result.explained.update(part.explained)
+        result.files = sum(len(part.records) for part in slices)
+        manifest = Manifest(None if selection.partial else inputs, records)
+        result.manifest = manifest
+        tree.write(MANIFEST, manifest.to_json())
     return result
+
+
+def _render_all(
+    plan: FabricPlan,
+    devices: list[DevicePlan],
+    servers: list[ServerPlan],
+    writer: _StagingWriter,
+    workers: int | None,
+    progress: Advance | None,
+) -> list[_SliceResult]:
+    writer.write_all({"cabling.csv": cabling_csv(plan), **inventory_files(plan)})
+    workers = workers or min(os.cpu_count() or 1, 4)
+    total = len(devices) + len(servers)
+    if total < _PARALLEL_THRESHOLD or workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        for dev in devices:
+            writer.write_all(render_device(dev))
+            if progress:
+                progress(1)
+        for server in servers:
+            writer.write_all(render_server(server, plan))
+            if progress:
+                progress(1)
+        return [writer.result()]
+    return [writer.result(), *_render_parallel(plan, devices, servers, writer, workers, progress)]
+
+
+def up_to_date(plan_name: str, out_root: Path, inputs: str) -> Manifest | None:
+    """The manifest of out_root/<fabric>/ when that tree was built from exactly `inputs` and every file in it is
+    still as written, i.e. a build would write the same bytes: then nothing needs rendering or writing."""
+    target = out_root / safe_relpath(plan_name).name
+    if target.is_symlink() or not target.is_dir():
+        return None
+    manifest = read_manifest(target)
+    if manifest is None or manifest.inputs != inputs or not manifest.intact(target):
+        return None
+    return manifest
 
 
 def _render_parallel(
     plan: FabricPlan,
     devices: list[DevicePlan],
     servers: list[ServerPlan],
-    staging: Path,
+    writer: _StagingWriter,
     workers: int,
     progress: Advance | None,
-    seeded: bool,
-) -> int:
+) -> list[_SliceResult]:
     global _JOB
     chunks = workers * 8  # small chunks keep the progress bar moving and the workers balanced
     bounds = []
@@ -147,26 +270,25 @@ def _render_parallel(
                 len(servers) * (i + 1) // chunks,
             )
         )
-    _JOB = (plan, devices, servers, staging, seeded)
+    _JOB = (plan, devices, servers, writer)
     # Freeze the plan out of the cyclic GC: forked workers would otherwise walk (and so copy-on-write touch)
     # the whole ~10^5-object heap on their first collection.
     gc.freeze()
     try:
         ctx = multiprocessing.get_context("fork")
-        count = 0
+        out: list[_SliceResult] = []
         with ctx.Pool(workers) as pool:
             try:
-                for b, n in zip(bounds, pool.imap(_render_slice, bounds), strict=True):
-                    count += n
+                for b, part in zip(bounds, pool.imap(_render_slice, bounds), strict=True):
+                    out.append(part)
                     if progress:
                         progress((b[1] - b[0]) + (b[3] - b[2]))
             except OutputError:
                 raise
             except OSError as exc:
-                # A worker's OSError comes back as a plain OSError (an OutputError would not survive pickling):
-                # a full disk or a vanished staging dir is the operator's to fix, exit 2 like the serial writer.
-                raise output_error(Path(exc.filename) if exc.filename else staging, exc) from None
-        return count
+                # A worker's OSError comes back as a plain OSError (an OutputError would not survive pickling).
+                raise output_error(Path(exc.filename) if exc.filename else writer.staging, exc) from None
+        return out
     finally:
         _JOB = None
         gc.unfreeze()

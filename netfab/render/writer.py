@@ -13,8 +13,11 @@ directory itself must not be a symbolic link: replacing it would replace whateve
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import errno
 import os
 import shutil
+import sys
 import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path, PurePosixPath
@@ -90,6 +93,10 @@ class AtomicTree:
         old: Path | None = None
         with _writing(self.target):
             if self.target.exists():
+                if _exchange(self.staging, self.target):
+                    # One syscall swapped the two trees: at no instant is there no build/<fabric>/.
+                    shutil.rmtree(self.staging, ignore_errors=True)
+                    return
                 old = self.target.with_name(f".{self.target.name}.old-{os.getpid()}")
                 os.replace(self.target, old)
             os.replace(self.staging, self.target)
@@ -140,6 +147,30 @@ def _writing(path: Path) -> Iterator[None]:
         yield
     except OSError as exc:
         raise output_error(path, exc) from exc
+
+
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Atomically swap two directories (Linux renameat2 RENAME_EXCHANGE); False where the kernel, libc or
+    filesystem cannot, and the caller falls back to two renames."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    renameat2.argtypes = (ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint)
+    renameat2.restype = ctypes.c_int
+    if renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP, errno.EXDEV):
+        return False
+    raise OSError(err, os.strerror(err), str(b))
 
 
 def _symlinks(directory: str, names: list[str]) -> list[str]:

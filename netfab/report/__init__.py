@@ -32,7 +32,7 @@ class ReportFormat(StrEnum):
 
 
 FORMATS = tuple(f.value for f in ReportFormat)
-VERBS = ("lint", "verify", "audit", "analyze")
+VERBS = ("lint", "verify", "audit", "analyze", "diff")
 
 
 @dataclass(frozen=True)

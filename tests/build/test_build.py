@@ -14,16 +14,19 @@ from netfab.design import design
 from netfab.intent import Intent
 from netfab.render import build as build_module
 from netfab.render.build import BuildSelection, build
+from netfab.render.manifest import MANIFEST
 
 ROOT = Path(__file__).resolve().parents[2]
 INTENTS = ROOT / "intent"
 
 
 def tree_digest(root: Path) -> dict[str, str]:
+    """Every output file's digest; the build manifest is left out: it records when and where (inode) each file
+    was written, which two builds never share."""
     return {
         str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
         for p in sorted(root.rglob("*"))
-        if p.is_file()
+        if p.is_file() and p.name != MANIFEST
     }
 
 

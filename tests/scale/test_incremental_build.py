@@ -1,0 +1,200 @@
+"""Rebuilds: nothing changed -> nothing written (inodes and mtimes prove it); one knob -> only the files it
+changes are rewritten, with a summary in the audit's words; parallel == serial; a killed build leaves the old
+tree; the inputs digest covers templates and code."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from netfab.cli import app as app_module
+from netfab.cli.pipeline import load_plan
+from netfab.render import build as build_module
+from netfab.render import manifest as manifest_module
+from netfab.render.manifest import MANIFEST, inputs_digest, read_manifest
+
+ROOT = Path(__file__).resolve().parents[2]
+RAIL = ROOT / "intent" / "rail-4su.yaml"
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def verbs() -> None:
+    if not any(c.name == "build" for c in app_module.app.registered_commands):
+        app_module._register_verbs()
+
+
+def _cli(*args: str) -> tuple[int, str]:
+    result = runner.invoke(app_module.app, list(args))
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    return result.exit_code, result.output
+
+
+def _stats(root: Path) -> dict[str, tuple[int, int]]:
+    return {str(p.relative_to(root)): (p.stat().st_ino, p.stat().st_mtime_ns) for p in sorted(root.rglob("*"))}
+
+
+def _knob(tmp_path: Path) -> Path:
+    changed = tmp_path / "rail-4su.yaml"
+    text = RAIL.read_text()
+    assert "kmin: 150KB" in text
+    changed.write_text(text.replace("kmin: 150KB", "kmin: 200KB"))
+    return changed
+
+
+def test_a_rebuild_with_nothing_changed_writes_nothing(tmp_path: Path) -> None:
+    out = tmp_path / "build"
+    code, _ = _cli("build", str(RAIL), "-o", str(out), "-q")
+    assert code == 0
+    tree = out / "rail-4su"
+    before, tree_inode = _stats(tree), tree.stat().st_ino
+    code, text = _cli("build", str(RAIL), "-o", str(out), "-q")
+    assert code == 0 and "is up to date" in text and "nothing written" in text
+    assert _stats(tree) == before  # every file and directory: same inode, same mtime
+    assert tree.stat().st_ino == tree_inode  # the tree was not swapped either
+    assert sorted(p.name for p in out.iterdir()) == ["rail-4su"]  # no staging left behind
+
+
+def test_a_hand_edited_file_is_rewritten_not_trusted(tmp_path: Path) -> None:
+    out = tmp_path / "build"
+    _cli("build", str(RAIL), "-o", str(out), "-q")
+    config = next((out / "rail-4su" / "configs").iterdir())
+    original = config.read_bytes()
+    config.write_bytes(original + b"! hand edit\n")
+    code, text = _cli("build", str(RAIL), "-o", str(out), "-q")
+    assert code == 0 and "up to date" not in text
+    assert config.read_bytes() == original
+    assert "1 written" in text
+
+
+def test_one_knob_rewrites_only_what_it_changes_and_says_what(tmp_path: Path) -> None:
+    out = tmp_path / "build"
+    _cli("build", str(RAIL), "-o", str(out), "-q")
+    tree = out / "rail-4su"
+    before = _stats(tree)
+    code, text = _cli("build", str(_knob(tmp_path)), "-o", str(out), "-q")
+    assert code == 0, text
+    after = _stats(tree)
+    rewritten = {f for f in before if f in after and before[f] != after[f] and (tree / f).is_file()}
+    configs = {f for f in after if f.startswith("configs/") and (tree / f).is_file()}
+    # ECN lives in the switches' primary configs; hosts, cabling, inventory and companion files keep their inodes.
+    assert rewritten - {MANIFEST, ".netfab-output"} == {f for f in configs if f in rewritten}
+    assert not any(f.startswith(("hosts/", "inventory/")) or f == "cabling.csv" for f in rewritten)
+    assert len(rewritten - {MANIFEST, ".netfab-output"}) == 48  # every switch has the lossless queue
+    assert "32 leaf configs changed" in text and "16 spine configs changed" in text
+    assert "ECN Kmin on queue 3: 150 KB -> 200 KB on 32 leaves and 16 spines" in text
+    assert "host scripts: 128 unchanged" in text
+
+
+def test_a_parallel_build_is_byte_identical_to_a_serial_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    plan = load_plan([RAIL]).plan
+    build_module.build(plan, tmp_path / "serial", workers=1)
+    monkeypatch.setattr(build_module, "_PARALLEL_THRESHOLD", 1)
+    build_module.build(plan, tmp_path / "parallel", workers=2)
+    serial, parallel = tmp_path / "serial" / "rail-4su", tmp_path / "parallel" / "rail-4su"
+    files = sorted(str(p.relative_to(serial)) for p in serial.rglob("*") if p.is_file())
+    assert files == sorted(str(p.relative_to(parallel)) for p in parallel.rglob("*") if p.is_file())
+    assert len(files) > 150
+    for f in files:
+        if f != MANIFEST:  # it records inodes and mtimes, which two trees never share
+            assert (serial / f).read_bytes() == (parallel / f).read_bytes(), f
+    a, b = read_manifest(serial), read_manifest(parallel)
+    assert a is not None and b is not None
+    assert {f: r.digest for f, r in a.files.items()} == {f: r.digest for f, r in b.files.items()}
+
+
+def _killed_build(plan_path: str, out: str) -> None:
+    """Child: an incremental build that SIGKILLs itself half-way through rendering."""
+    plan = load_plan([Path(plan_path)]).plan
+    real, calls = build_module.render_device, {"n": 0}
+
+    def dying(dev):  # type: ignore[no-untyped-def]
+        calls["n"] += 1
+        if calls["n"] == 20:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return real(dev)
+
+    build_module.render_device = dying  # type: ignore[assignment]
+    build_module.build(plan, Path(out), workers=1)
+
+
+def test_a_killed_incremental_build_leaves_the_old_tree(tmp_path: Path) -> None:
+    out = tmp_path / "build"
+    _cli("build", str(RAIL), "-o", str(out), "-q")
+    tree = out / "rail-4su"
+    before = {f: (tree / f).read_bytes() for f in _stats(tree) if (tree / f).is_file()}
+    child = multiprocessing.get_context("fork").Process(target=_killed_build, args=(str(_knob(tmp_path)), str(out)))
+    child.start()
+    child.join(60)
+    assert child.exitcode == -signal.SIGKILL
+    assert {f: (tree / f).read_bytes() for f in _stats(tree) if (tree / f).is_file()} == before
+    code, text = _cli("build", str(RAIL), "-o", str(out), "-q")
+    assert code == 0 and "up to date" in text  # the old tree is whole, manifest and all
+
+
+def test_the_inputs_digest_covers_the_intent_the_templates_and_the_options(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    templates = tmp_path / "templates"
+    (templates / "host").mkdir(parents=True)
+    (templates / "host" / "nic.sh.j2").write_text("a\n")
+    monkeypatch.setattr(manifest_module, "templates_dir", lambda: templates)
+    base = inputs_digest([RAIL], "strict=False")
+    assert inputs_digest([RAIL], "strict=False") == base
+    assert inputs_digest([RAIL], "strict=True") != base
+    assert inputs_digest([_knob(tmp_path)], "strict=False") != base
+    (templates / "host" / "nic.sh.j2").write_text("b\n")
+    assert inputs_digest([RAIL], "strict=False") != base
+
+
+def test_netfab_diff_shows_the_change_grouped_and_exits_1(tmp_path: Path) -> None:
+    code, text = _cli("diff", str(RAIL), str(_knob(tmp_path)))
+    assert code == 1
+    assert "ECN Kmin on queue 3: 150 KB -> 200 KB on 32 leaves and 16 spines" in text
+    code, text = _cli("diff", str(RAIL), str(RAIL))
+    assert code == 0 and "nothing changed" in text
+    assert not list(tmp_path.glob("**/configs"))  # nothing was built
+
+
+def test_netfab_diff_reads_git_revisions_and_writes_json(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    (repo / "intent").mkdir(parents=True)
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid"}
+    env |= {"GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.invalid"}
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, env=env)
+
+    git("init", "-q")
+    (repo / "intent" / "x.yaml").write_text(RAIL.read_text())
+    git("add", ".")
+    git("commit", "-qm", "a")
+    (repo / "intent" / "x.yaml").write_text(_knob(tmp_path).read_text())
+    git("commit", "-qam", "b")
+    cwd = os.getcwd()
+    os.chdir(repo)
+    try:
+        code, text = _cli("diff", "HEAD~1:intent/x.yaml", "HEAD:intent/x.yaml", "--format", "json")
+        bad = subprocess.run(
+            [sys.executable, "-m", "netfab.cli.app", "diff", "HEAD~1:intent/missing.yaml", "HEAD:intent/x.yaml"],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )
+    finally:
+        os.chdir(cwd)
+    assert code == 1
+    import json
+
+    report = json.loads(text)
+    assert report["verb"] == "diff"
+    ecn = [f for f in report["findings"] if f["rule_id"] == "DIFF-ECN"]
+    assert len(ecn) == 48 and {f["actual"] for f in ecn} == {150000} and {f["expected"] for f in ecn} == {200000}
+    assert bad.returncode == 2 and "does not exist at revision" in bad.stderr and "Traceback" not in bad.stderr
