@@ -24,7 +24,6 @@ from netfab.audit.model import Collected
 from netfab.core.events import HostEvents, on_task_done
 from netfab.core.outcome import Err, host_outcome
 from netfab.core.redact import redact
-from netfab.deploy.drivers.protocol import ReadsKernelState
 from netfab.design.plan import DevicePlan
 from netfab.render.writer import UnsafePath, safe_relpath
 
@@ -69,6 +68,9 @@ def collect_device(conn: Any, dev: DevicePlan, secrets: tuple[str, ...] = ()) ->
     out.files[primary.suffix] = redacted(conn.get_config(retrieve="running")["running"], secrets)
     for part in others:
         if part.kind == "kernel":
+            # Imported here: the drivers package imports NAPALM (~1 s), which an offline audit never needs.
+            from netfab.deploy.drivers.protocol import ReadsKernelState
+
             out.kernel = conn.get_kernel_state() if isinstance(conn, ReadsKernelState) else None
             continue
         getter = getattr(conn, part.collect, None) if part.collect else None
