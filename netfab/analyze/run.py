@@ -21,6 +21,7 @@ from netfab.analyze.stats import paired_quantile_gain
 from netfab.core.findings import Finding, Location, Severity
 from netfab.design.plan import FabricPlan
 from netfab.intent import Intent
+from netfab.platforms import namespace_lab_platform
 
 DEFAULT_JOB_GPUS = 512
 """Default job size (capped at the fabric): big enough to span pods/SUs, small enough that 10,000 trials on a
@@ -140,7 +141,7 @@ def analyze(intent: Intent, plan: FabricPlan, options: AnalyzeOptions, source_fi
     routes = build_routes(plan, gpus_per_server)
     capacity = analyze_capacity(intent, plan, options.message_bytes)
     lossless = analyze_lossless(intent, plan)
-    ecmp = _ecmp(intent, routes, capacity, options)
+    ecmp = _ecmp(intent, plan, routes, capacity, options)
     deadlock = check_deadlock(plan)
     findings = [
         *lossless.findings(source_file),
@@ -150,7 +151,9 @@ def analyze(intent: Intent, plan: FabricPlan, options: AnalyzeOptions, source_fi
     return Analysis(intent, plan, options, routes, capacity, lossless, ecmp, findings, deadlock)
 
 
-def _ecmp(intent: Intent, routes: FabricRoutes, capacity: Capacity, options: AnalyzeOptions) -> EcmpAnalysis:
+def _ecmp(
+    intent: Intent, plan: FabricPlan, routes: FabricRoutes, capacity: Capacity, options: AnalyzeOptions
+) -> EcmpAnalysis:
     total = routes.servers * routes.gpus_per_server
     job_gpus = options.job_gpus if options.job_gpus is not None else min(DEFAULT_JOB_GPUS, total)
     if job_gpus < 1 or job_gpus > total:
@@ -188,6 +191,11 @@ def _ecmp(intent: Intent, routes: FabricRoutes, capacity: Capacity, options: Ana
         results=results,
         intent_key="intent",
         kernel={
+            # The kernel line concerns switches that forward in Linux (the namespace lab's platform); a
+            # fabric without one gets it in JSON only, for `netfab lab`, not in the overview.
+            "fabric_has_kernel_switches": any(
+                d.platform == namespace_lab_platform().name for d in plan.devices.values()
+            ),
             "fib_multipath_hash_policy": policy,
             "fib_multipath_hash_fields": f"0x{mask:04x}",
             "fields_the_kernel_cannot_hash": sorted(f for f in own.hash_fields if f not in KERNEL_FIELD_BITS),

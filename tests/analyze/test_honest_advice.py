@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from netfab.analyze.report import render_text
 from netfab.analyze.run import AnalyzeOptions, analyze
 from netfab.analyze.stats import paired_quantile_gain
 from netfab.cli.pipeline import load_plan
@@ -51,3 +52,30 @@ def test_paired_interval_covers_zero_for_noise_and_excludes_it_for_a_gain() -> N
     # A deterministic scenario (one value for every trial) is compared as a constant.
     point, lo, hi = paired_quantile_gain(own, np.array([0.0]), 99, seed=1)
     assert lo > 0 and point == np.percentile(own, 99, method="inverted_cdf")
+
+
+def _overview(path: Path, **options: Any) -> str:
+    loaded = load_plan([path], strict=False)
+    return render_text(analyze(loaded.intent, loaded.plan, AnalyzeOptions(**options), str(path)).as_dict())
+
+
+def test_only_lines_that_apply_to_the_fabric_and_pattern() -> None:
+    ring = _overview(ROOT / "intent" / "lab.yaml", trials=50)
+    assert "all-reduce lower bound" in ring and "lab (Linux kernel)" in ring  # the lab's switches are Linux
+    alltoall = _overview(ROOT / "intent" / "lab.yaml", trials=50, pattern="alltoall")
+    assert "all-reduce lower bound" not in alltoall
+    eos = _overview(ROOT / "intent" / "rail-4su.yaml", trials=50)
+    assert "lab (Linux kernel)" not in eos  # no switch of this fabric forwards in the Linux kernel
+
+
+def test_an_imbalance_that_costs_nothing_says_why() -> None:
+    loaded = load_plan([ROOT / "intent" / "lab.yaml"], strict=False)
+    doc = analyze(loaded.intent, loaded.plan, AnalyzeOptions(trials=50), "lab.yaml").as_dict()
+    intent = next(s for s in doc["ecmp"]["scenarios"] if s["key"] == "intent")
+    tier = intent["tiers"][doc["ecmp"]["headline_tier"]]
+    tier["fair_share_max_flows"] = 2.0
+    tier["busiest_link_vs_fair_share"]["p99"] = 1.36
+    intent["step_time_tax"]["p99"] = 0.0
+    assert "1.36x its fair share at p99 and the step still pays 0 %" in render_text(doc)
+    intent["step_time_tax"]["p99"] = 0.2  # a real cost: no excuse printed
+    assert "still pays 0 %" not in render_text(doc)
