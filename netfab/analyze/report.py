@@ -106,6 +106,7 @@ def render_text(doc: dict[str, Any], files: list[str] | None = None) -> str:
     lines += _lossless(doc["lossless"])
     lines += _deadlock(doc.get("pfc_deadlock"))
     lines += _ecmp(doc["ecmp"], p["pattern"])
+    lines += _stragglers(doc.get("stragglers"))
     if files:
         lines += ["", "written: " + ", ".join(files)]
     return "\n".join(lines).rstrip() + "\n"
@@ -236,6 +237,17 @@ def _ecmp(ecmp: dict[str, Any], pattern: str) -> list[str]:
         f"{k['fib_multipath_hash_fields']}" + (f"; cannot hash {', '.join(dropped)}" if dropped else "")
     )
     return [*lines, ""]
+
+
+def _stragglers(st: dict[str, Any] | None) -> list[str]:
+    if not st:
+        return []
+    return [
+        f"STRAGGLERS  with each cable slow with p={st['slow_link_probability']:g} during a step, "
+        f"{_pct(st['p_slow_step'])} of steps wait for one: 1-(1-p)^n over the {st['cables']:,} cables the job "
+        f"touches ({st['nic_cables']:,} NIC, {st['fabric_cables']:,} fabric)",
+        "",
+    ]
 
 
 def _free_imbalance(intent: dict[str, Any], head: str) -> list[str]:

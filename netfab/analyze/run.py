@@ -46,6 +46,9 @@ class AnalyzeOptions:
     qps: int | None = None
     """Override load_balancing.qps_per_gpu_pair for the intent's own scenario."""
     message_bytes: int = DEFAULT_MESSAGE_BYTES
+    slow_link_probability: float | None = None
+    """Declared or measured (netfab health) chance that a given link is slow during a step: gives the job's
+    straggler odds."""
 
 
 @dataclass
@@ -103,6 +106,27 @@ class Analysis:
     findings: list[Finding] = field(default_factory=list)
     deadlock: DeadlockResult | None = None
 
+    def stragglers(self) -> dict[str, Any] | None:
+        """P(a step waits for a slow link) = 1 - (1 - p)^n over the n cables the job's flows can use.
+
+        A collective is a barrier: one slow cable anywhere on the job's paths slows the whole step, so the
+        odds grow with the cables a job touches, not with its share of them. n counts the job's NIC cables
+        and the fabric cables its flows can hash onto (leaf-spine, spine-superspine), each once.
+        """
+        p = self.options.slow_link_probability
+        if p is None:
+            return None
+        tiers = self.ecmp.intent_result.tiers
+        fabric = sum(tiers[t].links for t in ("leaf_up", "spine_up") if t in tiers)
+        n = self.ecmp.job.gpus + fabric
+        return {
+            "slow_link_probability": p,
+            "cables": n,
+            "nic_cables": self.ecmp.job.gpus,
+            "fabric_cables": fabric,
+            "p_slow_step": 1 - (1 - p) ** n,
+        }
+
     def as_dict(self) -> dict[str, Any]:
         from netfab import __version__
 
@@ -126,6 +150,7 @@ class Analysis:
             "lossless": self.lossless.as_dict(),
             "ecmp": self.ecmp.as_dict(self.routes),
             "pfc_deadlock": self.deadlock.as_dict() if self.deadlock is not None else None,
+            "stragglers": self.stragglers(),
             "findings": [_finding_dict(f) for f in self.findings],
             "summary": {
                 "p99_step_time_tax": round(intent_result.tax.p99, 4),

@@ -75,6 +75,14 @@ def analyze(
     lab_batches: int = typer.Option(
         5, "--lab-batches", min=1, max=1000, help="Lab batches (source-port sets) per hash policy."
     ),
+    slow_link_p: float | None = typer.Option(
+        None,
+        "--slow-link-p",
+        min=0.0,
+        max=1.0,
+        help="Chance that a cable is slow during a step (declared, or measured by netfab health): prints the "
+        "job's straggler odds 1-(1-p)^n.",
+    ),
     nccl_tests: list[Path] = typer.Option(
         [],
         "--nccl-tests",
@@ -115,6 +123,7 @@ def analyze(
         job_gpus=job_gpus,
         placement=placement.value,
         qps=qps,
+        slow_link_probability=slow_link_p,
     )
     try:
         result = run_analysis(loaded.intent, plan, options, loaded.source_file)

@@ -79,3 +79,18 @@ def test_an_imbalance_that_costs_nothing_says_why() -> None:
     assert "1.36x its fair share at p99 and the step still pays 0 %" in render_text(doc)
     intent["step_time_tax"]["p99"] = 0.2  # a real cost: no excuse printed
     assert "still pays 0 %" not in render_text(doc)
+
+
+def test_straggler_odds_follow_the_cables_the_job_touches() -> None:
+    loaded = load_plan([ROOT / "intent" / "rail-4su.yaml"], strict=False)
+    p = 0.0005
+    result = analyze(loaded.intent, loaded.plan, AnalyzeOptions(trials=50, slow_link_probability=p), "x")
+    st = result.as_dict()["stragglers"]
+    tiers = result.ecmp.intent_result.tiers
+    assert st["nic_cables"] == result.ecmp.job.gpus == 512
+    assert st["fabric_cables"] == tiers["leaf_up"].links
+    assert st["p_slow_step"] == 1 - (1 - p) ** (512 + tiers["leaf_up"].links)
+    # A smaller job touches fewer cables and waits less often.
+    small = analyze(loaded.intent, loaded.plan, AnalyzeOptions(trials=50, job_gpus=64, slow_link_probability=p), "x")
+    assert small.as_dict()["stragglers"]["p_slow_step"] < st["p_slow_step"]
+    assert analyze(loaded.intent, loaded.plan, AnalyzeOptions(trials=50), "x").as_dict()["stragglers"] is None
