@@ -131,7 +131,7 @@ class CapabilityData(_Frozen, Generic[G]):
     buffer: BufferData
     packet_spraying_speeds: tuple[int, ...] | None = None
     """Port speeds (Gb/s) packet spraying works at, where it is built on adaptive routing; None = any."""
-    hash_seed: bool = True
+    hash_seed: G = True
     """An explicit load_balancing.hash_seed can be configured."""
     hash_field_pairs: tuple[tuple[HashField, HashField], ...] = ()
     """Fields the platform selects only together (both or neither)."""
@@ -139,6 +139,9 @@ class CapabilityData(_Frozen, Generic[G]):
     """Fields the platform always hashes on: the intent must list them."""
     qp_hash_companions: frozenset[HashField] | None = None
     """With rocev2_dest_qp, the only other fields the QP-hashing mode can use; None = any supported field."""
+    lossless_buffer_pool: G = True
+    """Lossless priorities can be given a buffer pool of their own; where the renderer needs one for PFC to be
+    lossless and the release has none, lossless classes are refused."""
     bgp_unnumbered: G = True
     """eBGP over IPv6 link-local (RFC 5549), underlay.addressing: unnumbered."""
     trust_pcp: bool = True

@@ -15,6 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from netfab.capabilities.model import CapabilityData, Gate
+from netfab.capabilities.version import NosVersion, at_least, parse_version
 
 PLATFORM_NAME = r"^[a-z][a-z0-9_]{1,40}$"
 _MODULE = r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$"
@@ -198,6 +199,9 @@ class PlatformSpec(_Frozen):
     capabilities: CapabilityData[Gate]
     template_data: dict[str, Any] = {}
     """Keyword maps and limits only the templates read (as `data`); capabilities reach them as `caps`."""
+    release_data: dict[str, dict[str, Any]] = {}
+    """Template data a NOS release changed (a renamed leaf, a new value spelling): '<first release>' -> the
+    template_data keys it replaces. See `data_for`."""
     outputs: tuple[Output, ...] = Field(min_length=1)
     """The first is the primary config (NAPALM's candidate); the others are companion files."""
     naming: Naming
@@ -209,6 +213,24 @@ class PlatformSpec(_Frozen):
     lab: Lab = Lab()
     switch_models: tuple[SwitchModel, ...] = ()
     """Hardware this platform runs on (filled by the switch-model issue)."""
+
+    @field_validator("release_data")
+    @classmethod
+    def _releases(cls, value: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+        unreadable = [r for r in value if parse_version(r) is None]
+        if unreadable:
+            raise ValueError(f"release_data keys must be release numbers: {unreadable}")
+        return value
+
+    def data_for(self, os_version: str | None) -> dict[str, Any]:
+        """The template data of one release: template_data updated by every release_data entry up to
+        `os_version`, oldest first. An unset or unreadable version is the newest release (every entry), as
+        everywhere else in netfab: a template renders the current shape unless the intent names an older one."""
+        data = dict(self.template_data)
+        for release in sorted(self.release_data, key=NosVersion):
+            if at_least(os_version, release):
+                data.update(self.release_data[release])
+        return data
 
     @field_validator("audit_excludes")
     @classmethod

@@ -5,7 +5,7 @@ from __future__ import annotations
 from netfab.capabilities import capabilities_for
 from netfab.design.plan import DevicePlan, FabricPlan, ServerPlan
 from netfab.platforms import platform_spec
-from netfab.render.environment import environment
+from netfab.render.environment import environment, release_data
 
 
 def render_device(device: DevicePlan) -> dict[str, str]:
@@ -14,7 +14,7 @@ def render_device(device: DevicePlan) -> dict[str, str]:
     spec = platform_spec(device.platform)
     context = {
         "dev": device,
-        "data": spec.template_data,
+        "data": release_data(device.platform, device.os_version),
         "caps": capabilities_for(device.platform, device.os_version),
         "naming": spec.naming,
     }

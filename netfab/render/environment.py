@@ -94,3 +94,19 @@ def platform_data(platform: str) -> Mapping[str, Any]:
     from netfab.platforms import platform_spec
 
     return platform_spec(platform).template_data
+
+
+def release_data(platform: str, os_version: str | None) -> Mapping[str, Any]:
+    """The template data for one release of `platform` (PlatformSpec.data_for), as templates see it."""
+    import os
+
+    from netfab.platforms import ENV_PATH
+
+    return _release_data(os.environ.get(ENV_PATH, ""), platform, os_version)
+
+
+@cache
+def _release_data(registry_key: str, platform: str, os_version: str | None) -> Mapping[str, Any]:
+    from netfab.platforms import platform_spec
+
+    return platform_spec(platform).data_for(os_version)

@@ -160,6 +160,8 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
      {**JUNOS, **classes(ROCE, CNP, DEFAULT, with_(DEFAULT, name="bulk", kind="other", dscp=[8], priority=1,
                                                    weight=DELETE, scheduling="strict"))}),
     ("CAP020", RAIL, {"qos": {"buffers": {"headroom": "200KB"}}}, {"qos": {"buffers": {"headroom": "auto"}}}),
+    ("CAP023", RAIL, tiers(platform="nvidia_cumulus", os_version="5.2.0"),
+     tiers(platform="nvidia_cumulus", os_version="5.3.0")),
     ("CAP021", RAIL, merged(NXOS, {"topology": {"leaf": {"uplink_cable_m": 150}}}),
      merged(NXOS, {"topology": {"leaf": {"uplink_cable_m": 100}}})),
     ("CAP022", RAIL, {"qos": {"pfc": {"watchdog": {"detect": "5500ms", "restore": "6s"}}}},

@@ -18,7 +18,9 @@ ADDRESSING = ("unnumbered", "p2p31")
 
 # Keys of the `- set:` document the renderer may write (NVUE object model, CL 5.x).
 SET_KEYS = {"system", "interface", "qos", "router", "vrf"}
-QOS_KEYS = {"mapping", "egress-queue-mapping", "pfc", "pfc-watchdog", "congestion-control", "egress-scheduler"}
+QOS_KEYS = {
+    "mapping", "egress-queue-mapping", "pfc", "traffic-pool", "pfc-watchdog", "congestion-control", "egress-scheduler",
+}  # fmt: skip
 
 
 def fabric(addressing: str = "unnumbered", **overrides: Any) -> FabricPlan:
@@ -56,9 +58,9 @@ def test_startup_yaml_shape(lab: FabricPlan) -> None:
     assert set(doc) == SET_KEYS
     assert set(doc["qos"]) == QOS_KEYS
     assert doc["system"]["hostname"] == "leaf1"
-    assert doc["interface"]["lo"] == {"ip": {"address": {"10.0.16.1/32": {}}}, "type": "loopback"}
-    # on/off must stay strings: unquoted `on` is a YAML 1.1 boolean.
-    assert doc["router"]["bgp"]["enable"] == "on"
+    # No os_version: the newest release's shape (CL >= 5.15: ipv4, state enabled).
+    assert doc["interface"]["lo"] == {"ipv4": {"address": {"10.0.16.1/32": {}}}, "type": "loopback"}
+    assert doc["router"]["bgp"]["state"] == "enabled"
 
 
 def test_header_deterministic_no_trailing_whitespace(lab: FabricPlan) -> None:
@@ -84,9 +86,9 @@ def test_interfaces_mtu_and_addresses(addressing: str) -> None:
             assert got["type"] == "swp"
             assert got["link"]["mtu"] == i.mtu == 9216
             if i.address:
-                assert got["ip"]["address"] == {i.address: {}}
+                assert got["ipv4"]["address"] == {i.address: {}}
             else:
-                assert "ip" not in got, "unnumbered fabric links carry no IPv4 address"
+                assert "ipv4" not in got, "unnumbered fabric links carry no IPv4 address"
 
 
 # --- QoS ------------------------------------------------------------------------------------------------
@@ -155,11 +157,18 @@ def test_ecn_thresholds_in_bytes(lab: FabricPlan) -> None:
 def test_scheduler(lab: FabricPlan) -> None:
     dev = lab.devices["leaf1"]
     tcs = load(dev)["qos"]["egress-scheduler"]["default-global"]["traffic-class"]
+    # NV-2: all eight TCs are written; an unused one gets DWRR 0 (not NVUE's 12-13 % default, which would take
+    # the total past 100 %).
+    unused = {"bw-percent": 0, "mode": "dwrr"}
     assert tcs == {
         "0": {"bw-percent": 50, "mode": "dwrr"},
+        "1": unused, "2": unused,
         "3": {"bw-percent": 50, "mode": "dwrr"},
+        "4": unused, "5": unused,
         "6": {"mode": "strict"},
-    }
+        "7": unused,
+    }  # fmt: skip
+    assert sum(v.get("bw-percent", 0) for v in tcs.values()) <= 100
 
 
 def test_pfc_watchdog(lab: FabricPlan) -> None:
@@ -187,7 +196,7 @@ def test_every_bgp_neighbor(addressing: str) -> None:
     for dev in fabric(addressing=addressing).devices.values():
         assert dev.bgp is not None
         doc = load(dev)
-        assert doc["router"]["bgp"] == {"autonomous-system": dev.asn, "enable": "on", "router-id": dev.loopback}
+        assert doc["router"]["bgp"] == {"autonomous-system": dev.asn, "state": "enabled", "router-id": dev.loopback}
         bgp = doc["vrf"]["default"]["router"]["bgp"]
         assert len(bgp["neighbor"]) == len(dev.bgp.neighbors) > 0
         for n in dev.bgp.neighbors:
@@ -201,7 +210,14 @@ def test_every_bgp_neighbor(addressing: str) -> None:
 
 def test_bfd_per_neighbor() -> None:
     leaf = lab_pair(PLATFORM, "unnumbered", underlay__bfd=True)["leaf"]
-    for neighbor in load(leaf)["vrf"]["default"]["router"]["bgp"]["neighbor"].values():
+    doc = load(leaf)
+    # CL >= 5.15: a neighbor names a BFD profile defined under router bfd (5.14 and earlier: bfd enable on).
+    assert doc["router"]["bfd"] == {"profile": {"netfab": {}}, "state": "enabled"}
+    for neighbor in doc["vrf"]["default"]["router"]["bgp"]["neighbor"].values():
+        assert neighbor["bfd"] == {"profile": "netfab"}
+    old = load(lab_pair(PLATFORM, "unnumbered", underlay__bfd=True, topology__leaf__os_version="5.14.0")["leaf"])
+    assert "bfd" not in old["router"]
+    for neighbor in old["vrf"]["default"]["router"]["bgp"]["neighbor"].values():
         assert neighbor["bfd"] == {"enable": "on"}
 
 
@@ -211,9 +227,9 @@ def test_bfd_per_neighbor() -> None:
 def test_ecmp_hash_fields_and_seed(lab: FabricPlan) -> None:
     dev = lab.devices["leaf1"]
     fwd = load(dev)["system"]["forwarding"]
-    on = {k for k, v in fwd["ecmp-hash"].items() if v == "on"}
+    on = {k for k, v in fwd["ecmp-hash"].items() if v == "enabled"}
     assert on == {"source-ip", "destination-ip", "ip-protocol", "source-port", "destination-port"}
-    assert set(fwd["ecmp-hash"].values()) == {"on", "off"}
+    assert set(fwd["ecmp-hash"].values()) == {"enabled", "disabled"}
     assert fwd["hash-seed"] == dev.hash_seed
     # per-device seeds (no intent seed): spines and leaves must not share one
     assert len({d.hash_seed for d in lab.devices.values()}) == len(lab.devices)
@@ -226,10 +242,10 @@ def test_adaptive_routing_on_fabric_ports(knob: str) -> None:
     plan = fabric_for(PLATFORM, "rail-4su.yaml", load_balancing=lb)
     leaf = plan.devices_of("leaf")[0]
     doc = load(leaf)
-    assert doc["router"]["adaptive-routing"] == {"enable": "on"}
+    assert doc["router"]["adaptive-routing"] == {"state": "enabled"}
     for i in leaf.interfaces:
         got = doc["interface"][i.name].get("router")
-        assert got == ({"adaptive-routing": {"enable": "on"}} if i.role != "host" else None)
+        assert got == ({"adaptive-routing": {"state": "enabled"}} if i.role != "host" else None)
 
 
 @pytest.mark.parametrize(

@@ -25,6 +25,15 @@ _GLOBAL = "default-global"
 _VRF_BGP = "/vrf/default/router/bgp"
 
 
+# A feature switch is `enable: on|off` up to CL 5.14 and `state: enabled|disabled` from 5.15 (the platform
+# record's release_data): both read as the same fact, so a device upgraded in place shows no drift.
+_ON = frozenset({"on", "enabled"})
+
+
+def _switch(value: Any) -> FactValue:
+    return "on" if str(value) in _ON else "off"
+
+
 def _profiled(profile: str, fact: str) -> str:
     return fact if profile == _GLOBAL else f"profile[{profile}].{fact}"
 
@@ -46,14 +55,16 @@ def _tc(field: str, fact: str, convert: Callable[[Any], FactValue] = as_int) -> 
 RULES = (
     prule("/system/hostname", lambda c, v: [("hostname", v)]),
     prule("/system/forwarding/ecmp-hash/*",
-          lambda c, v: [("hash.fields", Acc(_HASH_NAME.get(c[0], c[0])))] if v == "on" else []),
+          lambda c, v: [("hash.fields", Acc(_HASH_NAME.get(c[0], c[0])))] if v in _ON else []),
     prule("/system/forwarding/hash-seed", lambda c, v: [("hash.seed", as_int(v))]),
     _iface("description", "description"),
     _iface("link/mtu", "mtu", as_int),
     _iface("qos/pfc-watchdog/state", "pfc_watchdog"),
-    _iface("router/adaptive-routing/enable", "adaptive_routing"),
-    prule("/interface/*/ip/address/*", lambda c, v: [(f"interface[{c[0]}]", PRESENT),
-                                                     (f"interface[{c[0]}].address", Acc(c[1]))]),
+    _iface("router/adaptive-routing/enable", "adaptive_routing", _switch),
+    _iface("router/adaptive-routing/state", "adaptive_routing", _switch),
+    *(prule(f"/interface/*/{ip}/address/*", lambda c, v: [(f"interface[{c[0]}]", PRESENT),
+                                                          (f"interface[{c[0]}].address", Acc(c[1]))])
+      for ip in ("ip", "ipv4")),
     prule("/qos/mapping/*/trust", lambda c, v: [(_profiled(c[0], "trust"), v)]),
     prule("/qos/mapping/*/dscp/*/switch-priority", lambda c, v: [(_profiled(c[0], f"dscp_map[{int(c[1])}]"),
                                                                   as_int(v))]),

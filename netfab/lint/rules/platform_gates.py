@@ -345,6 +345,30 @@ GATES: tuple[FeatureGate, ...] = (
         ),
         has=lambda caps, ask: caps.explicit_headroom,
     ),
+    FeatureGate(
+        id="CAP023",
+        name="LosslessPoolUnsupported",
+        title="No lossless buffer pool on the platform release",
+        hint="run a release that has one, or make every class lossy (no PFC priorities)",
+        doc="""Lossless classes (PFC priorities) on a release that cannot give them a buffer pool of their own.
+
+        PFC only keeps a class lossless when its priority is in a lossless pool: NVUE puts every priority in the
+        100 % default-lossy pool unless `qos traffic-pool default-lossless` says otherwise, and that object
+        exists from Cumulus Linux 5.3 on (NVUE object model per release, nvueschema).
+
+        ```yaml
+        # bad: nvidia_cumulus at os_version 5.2.0 with a lossless roce class
+        topology: {leaf: {platform: nvidia_cumulus, os_version: 5.2.0}}
+        # fixed
+        topology: {leaf: {platform: nvidia_cumulus, os_version: 5.12.0}}
+        ```
+        """,
+        asks=lambda ctx: _when(
+            bool(ctx.intent.qos.pfc_priorities),
+            Ask(("qos", "classes"), "lossless classes", "lossless_buffer_pool"),
+        ),
+        has=lambda caps, ask: caps.lossless_buffer_pool,
+    ),
 )
 
 
