@@ -17,6 +17,13 @@ def lab_missing() -> list[str]:
     return missing
 
 
+@pytest.fixture(autouse=True)
+def _private_lint_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test its own (empty) lint cache: a test that patches a rule must never be answered from another
+    test's result, nor fill the user's ~/.cache (netfab.cli.lint_cache)."""
+    monkeypatch.setenv("NETFAB_CACHE_DIR", str(tmp_path_factory.mktemp("lint-cache")))
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     lab_items = [item for item in items if item.get_closest_marker("lab")]
     if not lab_items:

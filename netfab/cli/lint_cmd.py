@@ -7,6 +7,7 @@ Imports stay inside the command: `netfab lint` must start fast in CI, so no jinj
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,9 +15,11 @@ import typer
 
 from netfab.cli.options import Strict
 from netfab.cli.report_options import FormatOption, OutputOption
+from netfab.core.exitcodes import ExitCode
 from netfab.report import ReportFormat
 
 if TYPE_CHECKING:
+    from netfab.core.findings import Finding, RuleInfo
     from netfab.lint.api import LintResult
 
 
@@ -37,32 +40,68 @@ def lint(
     each: bool = typer.Option(
         False, "--each", help="Lint every file as a fabric of its own instead of merging them into one intent."
     ),
+    cache: bool = typer.Option(
+        True,
+        "--cache/--no-cache",
+        help="Answer an unchanged intent (same bytes, same netfab) from the lint cache (netfab.cli.lint_cache).",
+    ),
 ) -> None:
     """Check intent files: YAML hazards, schema, fabric rules (QoS, PFC, ECN, NIC, ECMP, topology, pools) and,
     unless --no-plan, the expanded plan (port use, MTU and PFC along paths, hashing per hop, duplicates)."""
     from netfab.cli.report_options import emit_report, report_context
-    from netfab.lint import rule_infos
 
-    result = _lint_each(paths, strict, plan) if each else _lint(paths, strict, plan)
-    context = report_context("lint", rules=rule_infos(), files=result.files or paths)
+    result = _lint_each(paths, strict, plan, cache) if each else _lint(paths, strict, plan, cache)
+    # Text never shows rule metadata; not importing the rules keeps a cached lint from loading them at all.
+    rules = () if fmt is ReportFormat.TEXT else _rule_infos()
+    context = report_context("lint", rules=rules, files=result.files or paths)
     emit_report(fmt, result.findings, context, output)
     raise typer.Exit(int(result.exit_code))
 
 
-def _lint(paths: list[Path], strict: bool, plan: bool) -> LintResult:
-    from netfab.lint import lint_source
+@dataclass
+class _Outcome:
+    findings: list[Finding]
+    exit_code: ExitCode
+    files: list[Path]
+    skipped: list[str]
+
+    @classmethod
+    def of(cls, result: LintResult) -> _Outcome:
+        return cls(result.findings, result.exit_code, result.files, result.skipped)
+
+
+def _rule_infos() -> list[RuleInfo]:
+    from netfab.lint import rule_infos
+
+    return list(rule_infos())
+
+
+def _lint(paths: list[Path], strict: bool, plan: bool, cache: bool = True) -> _Outcome:
     from netfab.load import load_intent_source
 
     source = load_intent_source(paths)
+    key = None
+    if cache and not source.unreadable:
+        from netfab.cli import lint_cache
+
+        key = lint_cache.lint_key(paths, source.files, f"strict={strict} plan={plan}")
+        hit = lint_cache.load(key)
+        if hit is not None:
+            findings, code, skipped = hit
+            return _Outcome(findings, code, list(source.files), skipped)
+    from netfab.lint import lint_source
+
     result = lint_source(source, strict=strict)
     if plan and not source.unreadable:
         from netfab.cli.plan_lint import with_plan
 
         result = with_plan(result, source, strict)
-    return result
+    if key is not None and result.exit_code != ExitCode.INTERNAL:  # a crashed rule is not an answer to keep
+        lint_cache.store(key, result.findings, result.exit_code, result.skipped)
+    return _Outcome.of(result)
 
 
-def _lint_each(paths: list[Path], strict: bool, plan: bool) -> LintResult:
+def _lint_each(paths: list[Path], strict: bool, plan: bool, cache: bool = True) -> _Outcome:
     """One report over every file, each linted as its own intent; the worst exit code wins."""
     from dataclasses import replace
 
@@ -71,12 +110,11 @@ def _lint_each(paths: list[Path], strict: bool, plan: bool) -> LintResult:
 
     files, problems = expand_paths(paths)
     if problems:  # a missing path: reported like any unreadable input
-        return _lint(paths, strict, plan)
-    results = [_lint([f], strict, plan) for f in files]
+        return _lint(paths, strict, plan, cache)
+    results = [_lint([f], strict, plan, cache) for f in files]
     return replace(
         results[0],
         findings=sorted_findings([f for r in results for f in r.findings]),
-        intent=None,
         exit_code=max(r.exit_code for r in results),
         files=files,
         skipped=sorted({s for r in results for s in r.skipped}),

@@ -22,19 +22,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import platform as py_platform
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from importlib import metadata
 from pathlib import Path
 
-from netfab.core.paths import templates_dir
+from netfab.core import digest
 
 MANIFEST = ".netfab-build.json"
 FORMAT = 1
-_PACKAGE = Path(__file__).resolve().parents[1]
-# Compiled bytecode and editor droppings are not inputs; everything else in the package may be (data files).
-_SKIP_SUFFIXES = (".pyc", ".pyo", ".swp", "~")
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,44 +82,9 @@ def digest_bytes(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
-def _tree_files(root: Path) -> Iterable[Path]:
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
-        for name in sorted(filenames):
-            if not name.endswith(_SKIP_SUFFIXES):
-                yield Path(dirpath) / name
-
-
-def _add_tree(h: hashlib.blake2b, label: str, root: Path) -> None:
-    h.update(f"\0tree {label}\0".encode())
-    if not root.is_dir():
-        return
-    for path in _tree_files(root):
-        h.update(str(path.relative_to(root)).encode() + b"\0")
-        h.update(path.read_bytes())
-        h.update(b"\0")
-
-
-def _version(dist: str) -> str:
-    try:
-        return metadata.version(dist)
-    except metadata.PackageNotFoundError:
-        return "absent"
-
-
 def inputs_digest(intent_files: Iterable[Path], options: str) -> str:
-    """The digest a tree is a function of (see the module doc). Reads the package's ~1-2 MB of code and data:
-    a few milliseconds, against seconds of rendering."""
+    """The build's inputs digest (netfab.core.digest: intent bytes, netfab's code and data, templates, added
+    platform records, library versions), under this manifest format."""
     from netfab.platforms import ENV_PATH
 
-    h = hashlib.blake2b(digest_size=20)
-    h.update(f"netfab-build {FORMAT}\0{options}\0".encode())
-    h.update(f"python {py_platform.python_version()} jinja2 {_version('jinja2')} pyyaml {_version('PyYAML')}".encode())
-    for path in intent_files:
-        h.update(f"\0intent {path.name}\0".encode())
-        h.update(path.read_bytes())
-    _add_tree(h, "netfab", _PACKAGE)
-    _add_tree(h, "templates", templates_dir())
-    for i, extra in enumerate(p for p in os.environ.get(ENV_PATH, "").split(os.pathsep) if p):
-        _add_tree(h, f"platforms-path {i}", Path(extra))
-    return h.hexdigest()
+    return digest.inputs_digest(intent_files, f"netfab-build {FORMAT}\0{options}", os.environ.get(ENV_PATH, ""))

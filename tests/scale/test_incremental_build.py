@@ -16,8 +16,8 @@ from typer.testing import CliRunner
 
 from netfab.cli import app as app_module
 from netfab.cli.pipeline import load_plan
+from netfab.core import digest as digest_module
 from netfab.render import build as build_module
-from netfab.render import manifest as manifest_module
 from netfab.render.manifest import MANIFEST, inputs_digest, read_manifest
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -145,7 +145,7 @@ def test_the_inputs_digest_covers_the_intent_the_templates_and_the_options(
     templates = tmp_path / "templates"
     (templates / "host").mkdir(parents=True)
     (templates / "host" / "nic.sh.j2").write_text("a\n")
-    monkeypatch.setattr(manifest_module, "templates_dir", lambda: templates)
+    monkeypatch.setattr(digest_module, "templates_dir", lambda: templates)
     base = inputs_digest([RAIL], "strict=False")
     assert inputs_digest([RAIL], "strict=False") == base
     assert inputs_digest([RAIL], "strict=True") != base
@@ -163,7 +163,7 @@ def test_netfab_diff_shows_the_change_grouped_and_exits_1(tmp_path: Path) -> Non
     assert not list(tmp_path.glob("**/configs"))  # nothing was built
 
 
-def test_netfab_diff_reads_git_revisions_and_writes_json(tmp_path: Path) -> None:
+def test_netfab_diff_reads_git_revisions_and_writes_json(tmp_path: Path, check_report_json) -> None:  # type: ignore[no-untyped-def]
     repo = tmp_path / "repo"
     (repo / "intent").mkdir(parents=True)
     env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid"}
@@ -191,10 +191,8 @@ def test_netfab_diff_reads_git_revisions_and_writes_json(tmp_path: Path) -> None
     finally:
         os.chdir(cwd)
     assert code == 1
-    import json
 
-    report = json.loads(text)
-    assert report["verb"] == "diff"
+    report = check_report_json(text, "diff")  # the shared envelope, docs/report.schema.json
     ecn = [f for f in report["findings"] if f["rule_id"] == "DIFF-ECN"]
     assert len(ecn) == 48 and {f["actual"] for f in ecn} == {150000} and {f["expected"] for f in ecn} == {200000}
     assert bad.returncode == 2 and "does not exist at revision" in bad.stderr and "Traceback" not in bad.stderr

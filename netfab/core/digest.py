@@ -1,0 +1,63 @@
+"""Content digests of what netfab's output is a function of, for caches that must never serve a stale answer.
+
+`inputs_digest` covers the intent files' bytes, netfab's own code and data (every file of the package: rules,
+platform records, capabilities, templates shipped inside it), the shared templates/ folder, the platform
+records added through NETFAB_PLATFORMS_PATH, and the versions of Python, Jinja2 and PyYAML. Reading the
+package's ~2 MB costs a few milliseconds; a change anywhere in it changes every digest, which is the point.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import platform as py_platform
+from collections.abc import Iterable
+from importlib import metadata
+from pathlib import Path
+
+from netfab.core.paths import templates_dir
+
+_PACKAGE = Path(__file__).resolve().parents[1]
+# Compiled bytecode and editor droppings are not inputs; everything else in the package may be (data files).
+_SKIP_SUFFIXES = (".pyc", ".pyo", ".swp", "~")
+
+
+def _tree_files(root: Path) -> Iterable[Path]:
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+        for name in sorted(filenames):
+            if not name.endswith(_SKIP_SUFFIXES):
+                yield Path(dirpath) / name
+
+
+def _add_tree(h: hashlib.blake2b, label: str, root: Path) -> None:
+    h.update(f"\0tree {label}\0".encode())
+    if not root.is_dir():
+        return
+    for path in _tree_files(root):
+        h.update(str(path.relative_to(root)).encode() + b"\0")
+        h.update(path.read_bytes())
+        h.update(b"\0")
+
+
+def _version(dist: str) -> str:
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return "absent"
+
+
+def inputs_digest(intent_files: Iterable[Path], options: str, platforms_path: str = "") -> str:
+    """One digest over `options` (what the caller's answer also depends on) and everything in the module doc;
+    `platforms_path` is NETFAB_PLATFORMS_PATH's value (os.pathsep-separated record folders)."""
+    h = hashlib.blake2b(digest_size=20)
+    h.update(f"{options}\0".encode())
+    h.update(f"python {py_platform.python_version()} jinja2 {_version('jinja2')} pyyaml {_version('PyYAML')}".encode())
+    for path in intent_files:
+        h.update(f"\0intent {path.name}\0".encode())
+        h.update(path.read_bytes())
+    _add_tree(h, "netfab", _PACKAGE)
+    _add_tree(h, "templates", templates_dir())
+    for i, extra in enumerate(p for p in platforms_path.split(os.pathsep) if p):
+        _add_tree(h, f"platforms-path {i}", Path(extra))
+    return h.hexdigest()
