@@ -126,7 +126,12 @@ TOGGLES: dict[str, dict[str, Any]] = {
 
 # Lint deliberately stricter than the renderer: (platform, toggle) -> why. Keep it short and justified.
 # None today: every toggle above is refused by lint exactly where the renderer refuses it.
-STRICTER: dict[tuple[str, str], str] = {}
+# A design rule, not a capability: the platform can classify by PCP, but no routed (untagged) fabric hop carries it.
+_PCP_ROUTED = "REV031: PCP trust on a routed fabric (a reviewer's design rule, not a platform capability)"
+STRICTER: dict[tuple[str, str], str] = {
+    ("nvidia_cumulus", "trust_pcp"): _PCP_ROUTED,
+    ("sonic", "trust_pcp"): _PCP_ROUTED,
+}
 
 
 @dataclass

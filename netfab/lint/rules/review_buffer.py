@@ -1,0 +1,134 @@
+"""A RoCE reviewer's checklist, part 2: the PFC headroom a switch reserves must fit in its buffer.
+
+HDR001 checks one port's headroom against one link; this checks the whole switch: every lossless port
+reserves headroom for every lossless priority, and on a switch with long cables (a 10 km lossless hop, a
+spine with hundreds of metres to the next tier) the sum can exceed the ASIC's buffer. Such a switch cannot be
+configured as designed (SONiC's buffer manager refuses the profile; others shrink the shared pool to nothing
+so every burst pauses). Analyze quotes the same sum as a margin (ANALYZE002); lint refuses the impossible.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from netfab.core.findings import Finding, Severity
+from netfab.lint.context import LintContext, Tier
+from netfab.lint.fabric import DataPath, LinkKind, Role, link_kinds, port_use
+from netfab.lint.rule import Rule
+from netfab.lint.rules._words import approx, speed
+from netfab.lossless.headroom import headroom
+
+
+@dataclass(frozen=True, slots=True)
+class SwitchBuffer:
+    """The buffer a switch of a tier has, and where the figure comes from (quoted in the finding)."""
+
+    shared_bytes: int | None
+    source: str
+
+
+def switch_buffer(tier: Tier) -> SwitchBuffer:
+    """The tier's buffer: the platform record's planning figure for its ASIC family.
+
+    One home for the question, so reading the named switch model's buffer (hw's catalogue) changes only this.
+    """
+    buf = tier.caps.buffer
+    return SwitchBuffer(buf.shared_bytes, f"{buf.asic} planning figure from the {tier.caps.label} platform data")
+
+
+@dataclass(frozen=True, slots=True)
+class _Reservation:
+    kind: LinkKind
+    ports: float
+    per_port: int
+    """Bytes per port per lossless priority."""
+
+
+class HeadroomExceedsBuffer(Rule):
+    """The PFC headroom one switch reserves is larger than its packet buffer.
+
+    Per switch of a tier: (lossless ports of each link kind) x (headroom one port needs for one priority: cable,
+    speed and MTU, or the explicit qos.buffers.headroom) x (lossless priorities). Past 100 % of the buffer the
+    switch cannot hold the reservation at all; nothing is left for the shared pool that absorbs bursts. The
+    usual cause is one long lossless hop: 10 km between sites at 400G is ~5 MB of headroom per port and
+    priority. The buffer is the figure the platform data has for the tier (its ASIC family), named in the
+    message; a platform without a switch ASIC (Linux) is not checked.
+
+    ```yaml
+    # bad: a 10 km lossless leaf-spine hop at 400G
+    topology: {leaf: {uplinks: 4, uplink_speed: 400G, uplink_cable_m: 10000}}
+    # fixed: keep lossless hops within a building (or make the long hop lossy / use a deep-buffer switch)
+    topology: {leaf: {uplinks: 4, uplink_speed: 400G, uplink_cable_m: 100}}
+    ```
+    """
+
+    id = "REV020"
+    severity = Severity.ERROR
+    title = "PFC headroom larger than the switch buffer"
+    hint = "shorten the longest lossless cables, lower the number of lossless priorities, or use a deeper-buffer switch"
+
+    def check(self, ctx: LintContext) -> Iterator[Finding]:
+        prios = len(ctx.intent.qos.pfc_priorities)
+        if not prios:
+            return
+        kinds = {k.name: k for k in link_kinds(ctx.intent)}
+        uses = {u.role: u for u in port_use(ctx.intent)}
+        for tier in ctx.tiers:
+            buffer = switch_buffer(tier)
+            use = uses.get(tier.role)
+            if buffer.shared_bytes is None or use is None:
+                continue  # software forwarding: no ASIC buffer to run out of
+            parts = [
+                self._reserve(ctx, tier.role, kind, ports)
+                for kind, ports in self._ports(tier.role, kinds, use.downlinks, use.uplinks)
+                if ports > 0
+            ]
+            total = sum(p.ports * p.per_port for p in parts) * prios
+            if total <= buffer.shared_bytes:
+                continue
+            worst = max(parts, key=lambda p: p.ports * p.per_port)
+            detail = " + ".join(
+                f"{p.ports:g} x {approx(p.per_port)} ({p.kind.name}, {speed(p.kind.speed_gbps)}, {p.kind.cable_m:g} m)"
+                for p in parts
+            )
+            msg = (
+                f"a {tier.role} switch reserves {approx(total)} of PFC headroom ({detail}, x {prios} lossless "
+                f"{'priority' if prios == 1 else 'priorities'}), {total / buffer.shared_bytes:.0%} of its "
+                f"{approx(buffer.shared_bytes)} buffer ({buffer.source})"
+            )
+            path: DataPath = worst.kind.cable_path
+            if not isinstance(ctx.intent.qos.buffers.headroom, str) and ctx.written("qos", "buffers", "headroom"):
+                path = ("qos", "buffers", "headroom")
+            yield self.finding(ctx, path, msg, related=[worst.kind.cable_path, (*tier.path, "platform")])
+
+    @staticmethod
+    def _ports(role: Role, kinds: dict[str, LinkKind], down: float, up: int) -> list[tuple[LinkKind, float]]:
+        # A switch's downlinks are the link kind whose upper end it is, its uplinks the kind whose lower end it is.
+        out: list[tuple[LinkKind, float]] = []
+        for kind in kinds.values():
+            if kind.upper == role:
+                out.append((kind, down))
+            elif kind.lower == role:
+                out.append((kind, float(up)))
+        return out
+
+    @staticmethod
+    def _reserve(ctx: LintContext, role: Role, kind: LinkKind, ports: float) -> _Reservation:
+        configured = ctx.intent.qos.buffers.headroom
+        if not isinstance(configured, str):
+            return _Reservation(kind, ports, configured)
+        buffers = ctx.intent.qos.buffers
+        platform = ctx.capabilities[role].buffer
+        need = headroom(
+            kind.speed_gbps,
+            kind.cable_m,
+            ctx.intent.underlay.mtu,
+            small_packet_percent=buffers.small_packet_percent,
+            cell_bytes=buffers.cell_bytes or platform.cell_bytes,
+            mac_phy_delay_bytes=platform.mac_phy_delay_bytes,
+        )
+        return _Reservation(kind, ports, need.required_bytes)
+
+
+RULES: tuple[type[Rule], ...] = (HeadroomExceedsBuffer,)
