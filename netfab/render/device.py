@@ -6,10 +6,12 @@ from netfab.capabilities import capabilities_for
 from netfab.design.plan import DevicePlan, FabricPlan, ServerPlan
 from netfab.platforms import platform_spec
 from netfab.render.environment import environment, release_data
+from netfab.render.guards import refuse_shared_queues
 
 
 def render_device(device: DevicePlan) -> dict[str, str]:
     """Return {relative output path: text} for one switch, e.g. {'configs/leaf1.conf': '...'}."""
+    refuse_shared_queues(device)
     env = environment()
     spec = platform_spec(device.platform)
     context = {

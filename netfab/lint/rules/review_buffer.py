@@ -19,6 +19,10 @@ from netfab.lint.rule import Rule
 from netfab.lint.rules._words import approx, speed
 from netfab.lossless.headroom import headroom
 
+SINGLE_ASIC_MAX_PORTS = 128
+"""The largest front-panel radix of one switching ASIC in a fixed box (128 x 400G on a 51.2T ASIC). A planning
+figure describes one such ASIC; a tier with more ports is a multi-ASIC chassis the figure says nothing about."""
+
 
 @dataclass(frozen=True, slots=True)
 class SwitchBuffer:
@@ -26,6 +30,8 @@ class SwitchBuffer:
 
     shared_bytes: int | None
     source: str
+    unknown: str = ""
+    """Why the switch cannot be rated (a finding says so instead of rating it against a wrong figure)."""
 
 
 def switch_buffer(tier: Tier) -> SwitchBuffer:
@@ -34,7 +40,14 @@ def switch_buffer(tier: Tier) -> SwitchBuffer:
     One home for the question, so reading the named switch model's buffer (hw's catalogue) changes only this.
     """
     buf = tier.caps.buffer
-    return SwitchBuffer(buf.shared_bytes, f"{buf.asic} planning figure from the {tier.caps.label} platform data")
+    source = f"{buf.asic} planning figure from the {tier.caps.label} platform data"
+    if tier.spec.ports > SINGLE_ASIC_MAX_PORTS:
+        why = (
+            f"{tier.spec.ports} ports is more than one ASIC has ({SINGLE_ASIC_MAX_PORTS}), so the {source} does not "
+            "describe this switch"
+        )
+        return SwitchBuffer(None, source, why)
+    return SwitchBuffer(buf.shared_bytes, source)
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +66,8 @@ class HeadroomExceedsBuffer(Rule):
     switch cannot hold the reservation at all; nothing is left for the shared pool that absorbs bursts. The
     usual cause is one long lossless hop: 10 km between sites at 400G is ~5 MB of headroom per port and
     priority. The buffer is the figure the platform data has for the tier (its ASIC family), named in the
-    message; a platform without a switch ASIC (Linux) is not checked.
+    message; a platform without a switch ASIC (Linux) is not checked, and a tier with more ports than one ASIC
+    has (a modular chassis) gets a note instead of a rating against a one-ASIC figure.
 
     ```yaml
     # bad: a 10 km lossless leaf-spine hop at 400G
@@ -77,6 +91,11 @@ class HeadroomExceedsBuffer(Rule):
         for tier in ctx.tiers:
             buffer = switch_buffer(tier)
             use = uses.get(tier.role)
+            if buffer.unknown:
+                msg = f"PFC headroom of a {tier.role} switch is not rated against a buffer: {buffer.unknown}"
+                hint = "name the tier's switch model so its buffer is known (nothing is wrong in the intent)"
+                yield self.finding(ctx, (*tier.path, "ports"), msg, severity=Severity.INFO, hint=hint)
+                continue
             if buffer.shared_bytes is None or use is None:
                 continue  # software forwarding: no ASIC buffer to run out of
             parts = [
