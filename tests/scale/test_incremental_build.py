@@ -196,3 +196,23 @@ def test_netfab_diff_reads_git_revisions_and_writes_json(tmp_path: Path, check_r
     ecn = [f for f in report["findings"] if f["rule_id"] == "DIFF-ECN"]
     assert len(ecn) == 48 and {f["actual"] for f in ecn} == {150000} and {f["expected"] for f in ecn} == {200000}
     assert bad.returncode == 2 and "does not exist at revision" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_a_change_that_names_every_host_is_one_group_of_host_scripts(tmp_path: Path) -> None:
+    """Each host script names its server in the changed lines; the summary still says it once, not 128 times."""
+    out = tmp_path / "build"
+    _cli("build", str(RAIL), "-o", str(out), "-q")
+    text = RAIL.read_text()
+    changed = tmp_path / "ets.yaml"
+    changed.write_text(
+        text.replace("lossless: true, weight: 50,", "lossless: true, weight: 60,").replace(
+            "priority: 0, weight: 50}", "priority: 0, weight: 40}"
+        )
+    )
+    code, summary = _cli("build", str(changed), "-o", str(out), "-q")
+    assert code == 0, summary
+    assert "128 host scripts changed" in summary
+    groups = [line for line in summary.splitlines() if line.startswith("  - ")]
+    hosts = [line for line in groups if "host scripts" in line]
+    assert len(hosts) == 1 and hosts[0].startswith("  - 128 host scripts: ") and "ets 40,0,0,60" in hosts[0]
+    assert "  - DWRR share of queue 3: 50 -> 60 on 32 leaves and 16 spines (plane 1)" in groups
