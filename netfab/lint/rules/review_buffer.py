@@ -51,11 +51,46 @@ def switch_buffer(tier: Tier) -> SwitchBuffer:
 
 
 @dataclass(frozen=True, slots=True)
-class _Reservation:
+class Reservation:
+    """The headroom one switch reserves on its ports of one link kind, for one lossless priority."""
+
     kind: LinkKind
     ports: float
     per_port: int
     """Bytes per port per lossless priority."""
+
+
+def headroom_reservations(ctx: LintContext, role: Role) -> list[Reservation]:
+    """What one switch of `role` reserves, per link kind it terminates (the same physics analyze sums per
+    device: netfab.lossless.headroom on each lossless port)."""
+    uses = {u.role: u for u in port_use(ctx.intent)}
+    use = uses.get(role)
+    if use is None:
+        return []
+    out = []
+    for kind in link_kinds(ctx.intent):
+        # A switch's downlinks are the link kind whose upper end it is, its uplinks the kind whose lower end it is.
+        ports = use.downlinks if kind.upper == role else float(use.uplinks) if kind.lower == role else 0.0
+        if ports > 0:
+            out.append(_reserve(ctx, role, kind, ports))
+    return out
+
+
+def _reserve(ctx: LintContext, role: Role, kind: LinkKind, ports: float) -> Reservation:
+    configured = ctx.intent.qos.buffers.headroom
+    if not isinstance(configured, str):
+        return Reservation(kind, ports, configured)
+    buffers = ctx.intent.qos.buffers
+    platform = ctx.capabilities[role].buffer
+    need = headroom(
+        kind.speed_gbps,
+        kind.cable_m,
+        ctx.intent.underlay.mtu,
+        small_packet_percent=buffers.small_packet_percent,
+        cell_bytes=buffers.cell_bytes or platform.cell_bytes,
+        mac_phy_delay_bytes=platform.mac_phy_delay_bytes,
+    )
+    return Reservation(kind, ports, need.required_bytes)
 
 
 class HeadroomExceedsBuffer(Rule):
@@ -86,23 +121,16 @@ class HeadroomExceedsBuffer(Rule):
         prios = len(ctx.intent.qos.pfc_priorities)
         if not prios:
             return
-        kinds = {k.name: k for k in link_kinds(ctx.intent)}
-        uses = {u.role: u for u in port_use(ctx.intent)}
         for tier in ctx.tiers:
             buffer = switch_buffer(tier)
-            use = uses.get(tier.role)
             if buffer.unknown:
                 msg = f"PFC headroom of a {tier.role} switch is not rated against a buffer: {buffer.unknown}"
                 hint = "name the tier's switch model so its buffer is known (nothing is wrong in the intent)"
                 yield self.finding(ctx, (*tier.path, "ports"), msg, severity=Severity.INFO, hint=hint)
                 continue
-            if buffer.shared_bytes is None or use is None:
+            parts = headroom_reservations(ctx, tier.role)
+            if buffer.shared_bytes is None or not parts:
                 continue  # software forwarding: no ASIC buffer to run out of
-            parts = [
-                self._reserve(ctx, tier.role, kind, ports)
-                for kind, ports in self._ports(tier.role, kinds, use.downlinks, use.uplinks)
-                if ports > 0
-            ]
             total = sum(p.ports * p.per_port for p in parts) * prios
             if total <= buffer.shared_bytes:
                 continue
@@ -120,34 +148,6 @@ class HeadroomExceedsBuffer(Rule):
             if not isinstance(ctx.intent.qos.buffers.headroom, str) and ctx.written("qos", "buffers", "headroom"):
                 path = ("qos", "buffers", "headroom")
             yield self.finding(ctx, path, msg, related=[worst.kind.cable_path, (*tier.path, "platform")])
-
-    @staticmethod
-    def _ports(role: Role, kinds: dict[str, LinkKind], down: float, up: int) -> list[tuple[LinkKind, float]]:
-        # A switch's downlinks are the link kind whose upper end it is, its uplinks the kind whose lower end it is.
-        out: list[tuple[LinkKind, float]] = []
-        for kind in kinds.values():
-            if kind.upper == role:
-                out.append((kind, down))
-            elif kind.lower == role:
-                out.append((kind, float(up)))
-        return out
-
-    @staticmethod
-    def _reserve(ctx: LintContext, role: Role, kind: LinkKind, ports: float) -> _Reservation:
-        configured = ctx.intent.qos.buffers.headroom
-        if not isinstance(configured, str):
-            return _Reservation(kind, ports, configured)
-        buffers = ctx.intent.qos.buffers
-        platform = ctx.capabilities[role].buffer
-        need = headroom(
-            kind.speed_gbps,
-            kind.cable_m,
-            ctx.intent.underlay.mtu,
-            small_packet_percent=buffers.small_packet_percent,
-            cell_bytes=buffers.cell_bytes or platform.cell_bytes,
-            mac_phy_delay_bytes=platform.mac_phy_delay_bytes,
-        )
-        return _Reservation(kind, ports, need.required_bytes)
 
 
 RULES: tuple[type[Rule], ...] = (HeadroomExceedsBuffer,)
