@@ -14,7 +14,8 @@ Rows:
                     no host script does), alternating between two values so every run is a change
   files written     how many files the last one-knob rebuild wrote (new inodes), and the no-op rebuild's
 peak RSS is the largest resident set of the netfab process over the runs (forked render workers share the
-plan copy-on-write and are not added). Targets for clos3-100k: lint <= 1 s, build <= 5 s, no-op <= 1 s,
+plan copy-on-write and are not added); CPU is user + system seconds of the process and its workers, which a
+busy machine inflates far less than wall time. Targets for clos3-100k: lint <= 1 s, build <= 5 s, no-op <= 1 s,
 peak <= 500 MB.
 """
 
@@ -39,8 +40,12 @@ def _cmd(checkout: Path) -> tuple[list[str], dict[str, str]]:
     return [*pin, sys.executable, "-m", "netfab.cli.app"], env
 
 
+_CPU: list[float] = []
+"""user + system CPU seconds of every run so far (the process and its forked workers), in run order."""
+
+
 def _run(checkout: Path, *args: str) -> tuple[float, int, str]:
-    """(wall seconds, peak RSS in KB, stderr) of one whole netfab process."""
+    """(wall seconds, peak RSS in KB, stderr) of one whole netfab process; its CPU seconds go to _CPU."""
     cmd, env = _cmd(checkout)
     start = time.perf_counter()
     proc = subprocess.Popen([*cmd, *args], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -50,6 +55,8 @@ def _run(checkout: Path, *args: str) -> tuple[float, int, str]:
     _, status, usage = os.wait4(proc.pid, 0)
     proc.returncode = os.waitstatus_to_exitcode(status)
     elapsed = time.perf_counter() - start
+    # Includes the render workers netfab reaped. On a loaded machine CPU seconds move far less than wall time.
+    _CPU.append(usage.ru_utime + usage.ru_stime)
     if proc.returncode not in (0, 1):
         raise SystemExit(f"netfab {' '.join(args)} exited {proc.returncode}:\n{err[-2000:]}")
     return elapsed, usage.ru_maxrss, err
@@ -74,32 +81,39 @@ def _inodes(tree: Path) -> dict[str, int]:
     return {str(p): p.stat().st_ino for p in tree.rglob("*") if p.is_file()}
 
 
-def bench(checkout: Path, intent: Path, runs: int) -> dict[str, tuple[list[float], int] | str]:
-    rows: dict[str, tuple[list[float], int] | str] = {}
+Row = tuple[list[float], int, list[float]]
+
+
+def _row(results: list[tuple[float, int, str]]) -> Row:
+    return [t for t, _, _ in results], max(r for _, r, _ in results), _CPU[-len(results) :]
+
+
+def bench(checkout: Path, intent: Path, runs: int) -> dict[str, Row | str]:
+    rows: dict[str, Row | str] = {}
     with tempfile.TemporaryDirectory(prefix="scale-bench-") as tmp:
         work = Path(tmp)
         lint = [_run(checkout, "lint", str(intent)) for _ in range(runs)]
-        rows["lint"] = ([t for t, _, _ in lint], max(r for _, r, _ in lint))
+        rows["lint"] = _row(lint)
         out = work / "build"
         empty = []
         for _ in range(runs):
             shutil.rmtree(out, ignore_errors=True)
             empty.append(_run(checkout, "build", str(intent), "-o", str(out), "-q"))
-        rows["build (empty)"] = ([t for t, _, _ in empty], max(r for _, r, _ in empty))
+        rows["build (empty)"] = _row(empty)
         tree = next(p for p in out.iterdir() if p.is_dir())
         same = []
         before = _inodes(tree)
         for _ in range(runs):
             same.append(_run(checkout, "build", str(intent), "-o", str(out), "-q"))
         noop_written = _fresh_inodes(tree, before)
-        rows["rebuild (same)"] = ([t for t, _, _ in same], max(r for _, r, _ in same))
+        rows["rebuild (same)"] = _row(same)
         knob = []
         written = 0
         for i in range(runs):
             before = _inodes(tree)
             knob.append(_run(checkout, "build", str(_knob(intent, work, (i + 1) % 2)), "-o", str(out), "-q"))
             written = _fresh_inodes(tree, before)
-        rows["rebuild (1 knob)"] = ([t for t, _, _ in knob], max(r for _, r, _ in knob))
+        rows["rebuild (1 knob)"] = _row(knob)
         total = len(before)
         rows["files written"] = f"no-op: {noop_written:,} of {total:,}; 1 knob: {written:,} of {total:,}"
     return rows
@@ -115,16 +129,16 @@ def main() -> int:
     load = os.getloadavg()
     print(f"netfab from {args.checkout}; {os.cpu_count()} CPUs, pinned to 2; median of {args.runs} whole-process runs")
     print(f"load average before: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
-    print(f"{'intent':<12} {'work':<17} {'median':>8} {'min':>8} {'max':>8} {'peak RSS':>9}")
+    print(f"{'intent':<12} {'work':<17} {'median':>8} {'min':>8} {'max':>8} {'peak RSS':>9} {'CPU median':>11}")
     for intent in intents:
         for label, row in bench(args.checkout.resolve(), intent.resolve(), args.runs).items():
             if isinstance(row, str):
                 print(f"{intent.stem:<12} {label:<17} {row}")
                 continue
-            times, rss = row
+            times, rss, cpu = row
             print(
                 f"{intent.stem:<12} {label:<17} {statistics.median(times):>7.2f}s {min(times):>7.2f}s "
-                f"{max(times):>7.2f}s {rss / 1024:>7.0f}MB"
+                f"{max(times):>7.2f}s {rss / 1024:>7.0f}MB {statistics.median(cpu):>10.2f}s"
             )
     load = os.getloadavg()
     print(f"load average after: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
