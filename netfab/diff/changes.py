@@ -88,7 +88,12 @@ class Explainer:
     device to its platform, so a file's name says which parser reads it."""
 
     platforms: dict[str, str]
+    max_fact_diffs: int = 32
+    """Distinct shapes reduced to facts per process; beyond it, files are explained by their lines only. A
+    change of every file in its own way (a netfab upgrade rewording every description) would otherwise cost
+    a parse, a facts comparison and a remediation per device: seconds of a rebuild for a summary."""
     _memo: dict[tuple[str, str, Shape], FileChange] = field(default_factory=dict)
+    _fact_diffs: int = 0
 
     def __call__(self, rel: str, before: str, after: str) -> FileChange:
         device, suffix = _device_file(rel, self.platforms)
@@ -102,8 +107,9 @@ class Explainer:
     def _explain(self, device: str, suffix: str, before: str, after: str, s: Shape) -> FileChange:
         platform = self.platforms.get(device)
         lines = _lines(s)
-        if platform is None or not suffix:
+        if platform is None or not suffix or self._fact_diffs >= self.max_fact_diffs:
             return FileChange(removed=lines[0], added=lines[1])
+        self._fact_diffs += 1
         from netfab.audit.device import audit_texts
         from netfab.audit.rules import AuditRules
 

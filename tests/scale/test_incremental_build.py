@@ -216,3 +216,14 @@ def test_a_change_that_names_every_host_is_one_group_of_host_scripts(tmp_path: P
     hosts = [line for line in groups if "host scripts" in line]
     assert len(hosts) == 1 and hosts[0].startswith("  - 128 host scripts: ") and "ets 40,0,0,60" in hosts[0]
     assert "  - DWRR share of queue 3: 50 -> 60 on 32 leaves and 16 spines (plane 1)" in groups
+
+
+def test_the_summary_stops_reducing_to_facts_after_its_budget() -> None:
+    from netfab.diff.changes import Explainer
+
+    explain = Explainer({"leaf1": "arista_eos", "leaf2": "arista_eos"}, max_fact_diffs=1)
+    old = "interface Ethernet1\n   mtu 9216\n"
+    first = explain("configs/leaf1.cfg", old, old.replace("9216", "9000"))
+    assert first.drifts and first.drifts[0].path.endswith("mtu")
+    second = explain("configs/leaf2.cfg", old, old.replace("9216", "1500"))  # another shape: over budget
+    assert not second.drifts and second.added == ("mtu 1500",) and second.removed == ("mtu 9216",)
