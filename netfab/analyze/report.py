@@ -13,6 +13,7 @@ import json
 from typing import Any
 
 from netfab.analyze.deadlock import RULE as DEADLOCK_RULE
+from netfab.analyze.failure import RULE as FAILURE_RULE
 from netfab.analyze.nccl import RULES as NCCL_RULES
 from netfab.core.findings import RuleInfo, Severity
 
@@ -56,6 +57,7 @@ RULES: tuple[RuleInfo, ...] = (
         hint="re-run the leaf's rendered script, or netfab lab down/up",
     ),
     DEADLOCK_RULE,
+    FAILURE_RULE,
     *NCCL_RULES,
 )
 
@@ -107,6 +109,7 @@ def render_text(doc: dict[str, Any], files: list[str] | None = None) -> str:
     lines += _deadlock(doc.get("pfc_deadlock"))
     lines += _ecmp(doc["ecmp"], p["pattern"])
     lines += _stragglers(doc.get("stragglers"))
+    lines += _failures(doc.get("failures"))
     if files:
         lines += ["", "written: " + ", ".join(files)]
     return "\n".join(lines).rstrip() + "\n"
@@ -237,6 +240,21 @@ def _ecmp(ecmp: dict[str, Any], pattern: str) -> list[str]:
         f"{k['fib_multipath_hash_fields']}" + (f"; cannot hash {', '.join(dropped)}" if dropped else "")
     )
     return [*lines, ""]
+
+
+def _failures(fl: dict[str, Any] | None) -> list[str]:
+    if not fl:
+        return []
+    lines = [
+        f"FAILURES  {fl['evaluated']:,} evaluated for the {fl['job_gpus']}-GPU {fl['pattern']} job "
+        f"({fl['model']}), worst first"
+    ]
+    rows = [["element", "class", "step time", "GPUs out", "capacity lost", "busiest link after"]]
+    for r in fl["results"][:12]:
+        step = "job stops" if r["job_stops"] else f"{r['step_time_factor']:.2f}x"
+        lost = ", ".join(f"{k} {_gbps(v)}" for k, v in r["capacity_lost_gbps"].items()) or "-"
+        rows.append([r["element"][:40], r["class"], step, str(r["gpus_lost"]), lost, r["busiest_link_after"]])
+    return [*lines, *_table(rows), ""]
 
 
 def _stragglers(st: dict[str, Any] | None) -> list[str]:

@@ -33,6 +33,10 @@ class PatternChoice(StrEnum):
     ALLTOALL = "alltoall"
 
 
+class WhatIf(StrEnum):
+    SINGLE_FAILURES = "single-failures"
+
+
 class PlacementChoice(StrEnum):
     SPREAD = "spread"
     PACKED = "packed"
@@ -82,6 +86,22 @@ def analyze(
         max=1.0,
         help="Chance that a cable is slow during a step (declared, or measured by netfab health): prints the "
         "job's straggler odds 1-(1-p)^n.",
+    ),
+    fail: list[str] = typer.Option(
+        [],
+        "--fail",
+        metavar="ELEMENT",
+        help="What this failure does to the job (repeatable): a switch, DEVICE:PORT (a cable), plane:N, pod:N, "
+        "pod:N:uplinks, rail:N; join with '+' to fail several at once (ANALYZE007; failures.svg).",
+    ),
+    what_if: WhatIf | None = typer.Option(
+        None, "--what-if", help="single-failures: every switch and cable, ranked by what it does to the job."
+    ),
+    what_if_sample: int = typer.Option(
+        50,
+        "--what-if-sample",
+        min=0,
+        help="Per class (leaves, spines, cables, ...), evaluate this many most-loaded elements; 0 = every one.",
     ),
     nccl_tests: list[Path] = typer.Option(
         [],
@@ -133,11 +153,16 @@ def analyze(
         raise typer.Exit(ExitCode.USAGE) from None
     doc = result.as_dict()
     nccl_found, nccl_doc = _nccl(result, nccl_tests, nccl_collective, nccl_efficiency)
+    failure_found, failure_doc, failure_picture = _failures(result, fail, what_if, what_if_sample, loaded.source_file)
+    if failure_doc:
+        doc["failures"] = failure_doc
     files = {
         "analysis.json": render_json(doc),
         "topology.svg": topology_svg(result.intent, result.capacity, result.plan.name),
         "link-load.svg": link_load_svg(result),
     }
+    if failure_picture:
+        files["failures.svg"] = failure_picture
     if nccl_doc:
         files["nccl-acceptance.json"] = json.dumps(nccl_doc, indent=2, sort_keys=True) + "\n"
     try:
@@ -145,7 +170,7 @@ def analyze(
     except OSError as exc:  # core.fs.OutputError: names the path and says what to do
         err_console.print(f"netfab analyze: {exc}")
         raise typer.Exit(ExitCode.USAGE) from None
-    findings = [*result.findings, *nccl_found]
+    findings = [*result.findings, *failure_found, *nccl_found]
     lab_doc: dict[str, Any] | None = None
     lab_written: list[Path] = []
     if lab is not None:
@@ -165,6 +190,45 @@ def analyze(
     emit_report(fmt, findings, context, output)
     if has_errors(findings, strict=strict):
         raise typer.Exit(ExitCode.FINDINGS)
+
+
+def _failures(
+    result: Analysis, elements: list[str], what_if: WhatIf | None, sample: int, source_file: str
+) -> tuple[list[Finding], dict[str, Any] | None, str]:
+    """--fail / --what-if: the failure model over the analysed job; an unknown element is a usage error."""
+    if not elements and what_if is None:
+        return [], None, ""
+    from netfab.analyze.collective import gpu_pairs
+    from netfab.analyze.failure import FailureModel, FailureSpecError, failure_findings
+    from netfab.analyze.flows import flow_set
+    from netfab.analyze.plot_failure import failure_svg
+    from netfab.cli.pipeline import err_console
+
+    job = result.ecmp.job
+    model = FailureModel(result.plan, result.routes, flow_set(result.routes, gpu_pairs(job, result.options.pattern)))
+    try:
+        chosen = [model.parse(e) for e in elements]
+    except FailureSpecError as exc:
+        err_console.print(f"netfab analyze --fail: {exc}")
+        raise typer.Exit(ExitCode.USAGE) from None
+    sizes: dict[str, int] = {}
+    if what_if is not None:
+        singles, sizes = model.single_failures(sample or None)
+        chosen += singles
+    results = sorted((model.evaluate(e) for e in chosen), key=lambda r: r.damage, reverse=True)
+    # Findings: each --fail element, and per what-if class its worst element; analysis.json and failures.svg
+    # carry every failure evaluated.
+    found = failure_findings(results, source_file, job.gpus, sizes)
+    doc: dict[str, Any] = {
+        "model": "fluid ECMP after BGP reconvergence (netfab.analyze.failure)",
+        "job_gpus": job.gpus,
+        "pattern": result.options.pattern,
+        "evaluated": len(results),
+        "classes": sizes,
+        "sample_per_class": sample if what_if is not None else None,
+        "results": [r.as_dict() for r in results],
+    }
+    return found, doc, failure_svg(results, result.plan.name, job.gpus)
 
 
 def _nccl(
