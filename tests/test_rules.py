@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 from netfab.analyze.report import RULES as ANALYZE_RULES
 from netfab.audit.report.findings import RULES as AUDIT_RULES
 from netfab.cli import app as app_module
+from netfab.health.report import RULES as HEALTH_RULES
 from netfab.lint import rule_infos
 from netfab.verify.checks import ALL_CHECKS
 from netfab.verify.checks import RULES as VERIFY_RULES
@@ -32,7 +33,7 @@ def test_every_verbs_ids_are_listed_once() -> None:
     listed = {(e["id"], e["verb"]) for e in json.loads(out)}
     expected = {(r.id, "lint") for r in rule_infos()}
     expected |= {(r.id, "verify") for r in VERIFY_RULES} | {(r.id, "audit") for r in AUDIT_RULES}
-    expected |= {(r.id, "analyze") for r in ANALYZE_RULES}
+    expected |= {(r.id, "analyze") for r in ANALYZE_RULES} | {(r.id, "health") for r in HEALTH_RULES}
     assert listed == expected
     ids = [e["id"] for e in json.loads(out)]
     assert len(ids) == len(set(ids)), "a rule id must name one rule across all verbs"

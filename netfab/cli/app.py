@@ -56,6 +56,7 @@ def _register_verbs() -> None:
         build_cmd,
         deploy_cmd,
         diff_cmd,
+        health_cmd,
         lab_cmd,
         lint_cmd,
         rollback_cmd,
@@ -76,6 +77,7 @@ def _register_verbs() -> None:
         verify_cmd,
         analyze_cmd,
         audit_cmd,
+        health_cmd,
     ):
         module.register(app)
 

@@ -30,6 +30,7 @@ class Verb(StrEnum):
     VERIFY = "verify"
     AUDIT = "audit"
     ANALYZE = "analyze"
+    HEALTH = "health"
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +50,8 @@ def rules(
     verb: Verb | None = typer.Option(None, "--verb", help="Only the rules of this verb."),
     fmt: RulesFormat = typer.Option(RulesFormat.TEXT, "--format", "-f", help="Output format."),
 ) -> None:
-    """List every rule id lint, verify, audit and analyze can report, or explain one: severity, title, docs, fix."""
+    """List every rule id lint, verify, audit, analyze and health can report, or explain one: severity, title,
+    docs, fix."""
     docs = rule_docs(verb.value if verb else None)
     if rule_id is not None:
         docs = [_find(rule_id, rule_docs())]
@@ -72,9 +74,11 @@ def _find(rule_id: str, docs: list[RuleDoc]) -> RuleDoc:
 
 
 def rule_docs(verb: str | None = None) -> list[RuleDoc]:
-    """Every rule of every reporting verb, in verb order (lint, verify, audit, analyze), each verb's own order."""
+    """Every rule of every reporting verb, in verb order (lint, verify, audit, analyze, health), each verb's own
+    order."""
     from netfab.analyze.report import RULES as ANALYZE_RULES
     from netfab.audit.report.findings import RULES as AUDIT_RULES
+    from netfab.health.report import RULES as HEALTH_RULES
     from netfab.lint import rule_infos
     from netfab.verify.checks import RULES as VERIFY_RULES
 
@@ -83,6 +87,7 @@ def rule_docs(verb: str | None = None) -> list[RuleDoc]:
         Verb.VERIFY: list(VERIFY_RULES),
         Verb.AUDIT: list(AUDIT_RULES),
         Verb.ANALYZE: list(ANALYZE_RULES),
+        Verb.HEALTH: list(HEALTH_RULES),
     }
     return [RuleDoc(v.value, r) for v, infos in catalogue.items() if verb in (None, v.value) for r in infos]
 
@@ -129,6 +134,8 @@ _VERB_INTRO = {
     "result is pass, fail, skip (the platform's driver cannot show it) or error (the check could not run).",
     "audit": "The drift areas `netfab audit` reports: the running config differs from what the intent renders.",
     "analyze": "What `netfab analyze` reports about a design (and, with `--lab`, about the lab against the model).",
+    "health": "What `netfab health` finds in the fabric's counters: the tail (slow-but-up links against their peers), "
+    "pause storms and their root, and the RoCE checks. A device that could not be read makes the run exit 2.",
 }
 
 

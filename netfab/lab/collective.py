@@ -42,7 +42,7 @@ WORKER_PORT = 7471
 WORKER_SCRIPT = Path(__file__).with_name("collective_worker.py")
 # How far ahead of "now" a step's start instant is set: every worker must have read its command by then.
 START_AHEAD_S = 0.03
-WARMUP_STEPS = 3
+WARMUP_STEPS = 5
 
 
 @dataclass(frozen=True, slots=True, order=True)

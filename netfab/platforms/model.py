@@ -183,6 +183,35 @@ class Lab(_Frozen):
     containerlab: ContainerlabNode | None = None
 
 
+class HealthSource(_Frozen):
+    """One command `netfab health` runs on a device of this platform, and the parser that reads its output."""
+
+    id: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    """Names the output in saved samples (<device>/<id>[.<port>].txt) and in error messages."""
+    command: str = Field(min_length=1)
+    """As typed on the device. '{port}' makes it per port: it runs once for each of the device's planned ports."""
+    parser: str = Field(pattern=_MODULE)
+    """netfab.health.parsers.<module>.<function>: (output, port) -> port -> counters."""
+    doc: str = Field(min_length=1)
+    """Where the output's shape comes from (a document, a recording): said in the parser tests' table."""
+    optional: bool = False
+    """A failing optional source (a tool the device may lack) is a note, not an unreadable device."""
+
+
+class Health(_Frozen):
+    """`netfab health`: the counter sources of this platform (netfab.health reads them in this order)."""
+
+    sources: tuple[HealthSource, ...] = Field(min_length=1)
+
+    @field_validator("sources")
+    @classmethod
+    def _unique_ids(cls, value: tuple[HealthSource, ...]) -> tuple[HealthSource, ...]:
+        ids = [s.id for s in value]
+        if len(set(ids)) != len(ids):
+            raise ValueError(f"health source ids repeat: {ids}")
+        return value
+
+
 class SwitchModel(_Frozen):
     """One hardware model the platform runs on. Reserved: the switch-model issue adds the ASIC, buffer,
     ports, breakouts and SONiC hwsku port map (each with a cited source); until then records list none."""
@@ -211,6 +240,8 @@ class PlatformSpec(_Frozen):
     audit_excludes: tuple[str, ...] = ()
     """JSON pointers of device-owned leaves netfab never renders ('*' = any one segment)."""
     lab: Lab = Lab()
+    health: Health | None = None
+    """Counter sources for `netfab health`; None = the platform cannot be health-checked yet."""
     switch_models: tuple[SwitchModel, ...] = ()
     """Hardware this platform runs on (filled by the switch-model issue)."""
 

@@ -32,7 +32,7 @@ class ReportFormat(StrEnum):
 
 
 FORMATS = tuple(f.value for f in ReportFormat)
-VERBS = ("lint", "verify", "audit", "analyze", "diff")
+VERBS = ("lint", "verify", "audit", "analyze", "diff", "health")
 
 
 @dataclass(frozen=True)

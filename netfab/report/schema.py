@@ -77,7 +77,7 @@ class ReportEnvelope(_Strict):
 
     schema_version: Literal[2]
     tool: ReportTool
-    verb: Literal["lint", "verify", "audit", "analyze", "diff"]
+    verb: Literal["lint", "verify", "audit", "analyze", "diff", "health"]
     summary: ReportSummary
     findings: list[ReportFinding]
     details: dict[str, Any] | None = Field(

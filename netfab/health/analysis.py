@@ -1,0 +1,340 @@
+"""Finding the tail: which ports are slow but up, where PFC storms start and how they spread, and the rest of
+the RoCE health checks, from the window's signals and the peer scores.
+
+Slow-but-up is decided on time-integral signals only (NEXT_WAVE.md §B.3: in a barrier workload every link moves
+the same bytes per step, so byte rates cannot tell the slow one): shaper overlimits, the share of time the port
+was paused, queue watermarks, and, with at least three intervals, busy time against peak rate (busy for longer
+than its peers at a lower peak = draining slowly). A port is named when one of them is an outlier against its
+peers (robust score >= 3.5 above a floor worth a look) or past a level that is bad on its own.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from netfab.health.fleet import Fleet
+from netfab.health.model import DeviceSample, PortMeta
+from netfab.health.scoring import Z_OUTLIER, peer_groups, quantiles, robust_scores
+from netfab.health.signals import Array, Signals, series, signals
+
+
+@dataclass(frozen=True, slots=True)
+class SlowSignal:
+    name: str
+    label: str
+    floor: float
+    """Peer-scale floor: less than this is never worth a look."""
+    bad: float
+    """At or above this the port is slow whatever its peers do."""
+    unit: str
+
+
+SLOW_SIGNALS = (
+    SlowSignal("overlimit_rate", "shaper overlimits", 1.0, 200.0, "/s"),
+    SlowSignal("pause_share", "time paused by PFC", 0.005, 0.05, ""),
+    SlowSignal("watermark", "queue watermark", 16_384.0, float("inf"), " B"),
+)
+STORM_PAUSE_RATE = 1_000.0
+"""PFC frames per second received on one lossless priority that make a storm (a quanta-65535 pause at 100G
+lasts ~0.34 ms: 1,000/s holds a port ~a third of the time)."""
+STORM_PAUSE_SHARE = 0.2
+JOB_SIZES = (8, 64, 512, 4096)
+
+
+@dataclass(slots=True)
+class PortHealth:
+    """One port's window, for the report, the exposition and the picture."""
+
+    meta: PortMeta
+    values: dict[str, float]
+    score: float
+    slow_by: str = ""
+
+    def as_dict(self) -> dict[str, object]:
+        m = self.meta
+        return {
+            "device": m.device,
+            "port": m.port,
+            "peer": f"{m.peer_device} {m.peer_port}",
+            "tier": m.tier,
+            "role": m.role,
+            "rail": m.rail,
+            "pod": m.pod,
+            "plane": m.plane,
+            "score": _round(self.score),
+            "slow_by": self.slow_by,
+            **{k: _round(v) for k, v in sorted(self.values.items())},
+        }
+
+
+def _round(v: float) -> float | None:
+    return None if v is None or math.isnan(v) else round(v, 6)
+
+
+@dataclass(slots=True)
+class Storm:
+    priority: int | None
+    ports: list[PortMeta]
+    root: PortMeta | None
+    spread: list[str]
+    """Devices the pauses reached, nearest the root first."""
+
+
+@dataclass(slots=True)
+class Issue:
+    """One port with one problem: becomes one Finding (rule, port, what was measured)."""
+
+    rule: str
+    meta: PortMeta
+    message: str
+    actual: object = None
+    expected: object = None
+    group: str = ""
+    """Fleet grouping key beyond the rule (a priority, a signal)."""
+
+
+@dataclass(slots=True)
+class HealthReport:
+    samples: int
+    window_s: float
+    devices: list[str]
+    unreadable: dict[str, str]
+    ports: list[PortHealth]
+    issues: list[Issue] = field(default_factory=list)
+    storms: list[Storm] = field(default_factory=list)
+    tiers: dict[str, dict[str, dict[str, float | None]]] = field(default_factory=dict)
+    straggler: dict[str, object] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def slow_links(self) -> list[PortHealth]:
+        return [p for p in self.ports if p.slow_by]
+
+
+def analyse(fleet: Fleet, samples: Sequence[dict[str, DeviceSample]], job_gpus: int | None = None) -> HealthReport:
+    keys = sorted(fleet.ports)
+    metas = [fleet.ports[k] for k in keys]
+    s = series(keys, samples)
+    speeds = np.array([m.speed_bps for m in metas], dtype=np.float64)
+    sig = signals(s, speeds, fleet.lossless)
+    groups = peer_groups(metas)
+    devices = sorted({t.device for t in fleet.targets})
+    report = HealthReport(
+        len(samples),
+        float(np.nanmax(sig.window_s)) if np.isfinite(sig.window_s).any() else 0.0,
+        devices,
+        dict(sorted(s.missing.items())),
+        [],
+    )
+    if len(samples) < 2:
+        report.notes.append("one sample: no rates (give --samples 2 or more); only levels and link state are judged")
+    scores: dict[str, Array] = {}
+    medians: dict[str, Array] = {}
+    for sg in SLOW_SIGNALS:
+        scores[sg.name], medians[sg.name] = robust_scores(getattr(sig, sg.name), groups, sg.floor)
+    busy_med = robust_scores(sig.busy, groups, 0.05)[1]
+    peak_med = robust_scores(sig.peak_tx_bps, groups, 1.0)[1]
+    stacked = np.vstack([scores[sg.name] for sg in SLOW_SIGNALS]) if keys else np.zeros((1, 0))
+    combined = np.nanmax(np.where(np.isnan(stacked), -np.inf, stacked), axis=0)
+    combined = np.where(np.isfinite(combined), combined, 0.0)
+    fields = ("util", "tx_bps", "peak_tx_bps", "busy", "overlimit_rate", "pause_share", "pause_rx_rate",
+              "pause_tx_rate", "watermark", "ecn_marked", "errors", "lossless_drops", "rx_power")  # fmt: skip
+    for i, m in enumerate(metas):
+        values = {f: float(getattr(sig, f)[i]) for f in fields}
+        ph = PortHealth(m, values, float(combined[i]))
+        ph.slow_by = _slow_by(sig, i, scores, busy_med, peak_med, s.values.shape[0])
+        report.ports.append(ph)
+    _port_issues(report, fleet, sig, metas, s.missing)
+    report.storms = _storms(fleet, sig, metas)
+    report.tiers = _tiers(metas, sig, combined)
+    report.straggler = _straggler(report, fleet, job_gpus)
+    resets = int(sig.resets.sum())
+    if resets:
+        report.notes.append(f"{resets} counter resets during the window (deltas counted from zero after each)")
+    return report
+
+
+def _slow_by(sig: Signals, i: int, scores: dict[str, Array], busy_med: Array, peak_med: Array, k: int) -> str:
+    if sig.up[i] != 1.0 and not np.isnan(sig.up[i]):
+        return ""
+    for sg in SLOW_SIGNALS:
+        x = float(getattr(sig, sg.name)[i])
+        if math.isnan(x) or x < sg.floor:
+            continue
+        if x >= sg.bad or scores[sg.name][i] >= Z_OUTLIER:
+            return sg.name
+    # Busy longer than its peers at a lower peak: the link drains slowly (needs >= 3 intervals to mean anything).
+    busy, peak = float(sig.busy[i]), float(sig.peak_tx_bps[i])
+    measured = k >= 4 and not math.isnan(busy) and busy_med[i] > 0 and peak_med[i] > 0
+    if measured and busy > 2 * busy_med[i] and peak < 0.5 * peak_med[i]:
+        return "busy_low_peak"
+    return ""
+
+
+def _fmt(v: float, unit: str = "") -> str:
+    if unit == "":
+        return f"{v:.1%}"
+    return f"{v:,.0f}{unit}"
+
+
+def _port_issues(
+    report: HealthReport, fleet: Fleet, sig: Signals, metas: list[PortMeta], missing: dict[str, str]
+) -> None:
+    labels = {sg.name: sg for sg in SLOW_SIGNALS}
+    for i, (ph, m) in enumerate(zip(report.ports, metas, strict=True)):
+        if m.device in missing:
+            continue
+        if ph.slow_by:
+            if ph.slow_by == "busy_low_peak":
+                what = (f"busy {sig.busy[i]:.0%} of the window at a peak of {sig.peak_tx_bps[i] / 1e6:,.0f} Mbit/s, "
+                        "longer and slower than its peers")  # fmt: skip
+            else:
+                sg = labels[ph.slow_by]
+                level = _fmt(float(getattr(sig, sg.name)[i]), sg.unit)
+                what = f"{sg.label} {level} (score {ph.score:.1f} against its peers)"
+            clean = (sig.errors[i] == 0 or np.isnan(sig.errors[i])) and sig.up[i] != 0
+            tail = "; the link is up and error-free" if clean else ""
+            report.issues.append(
+                Issue("HEALTH-SLOW-LINK", m, f"{m.port} -> {m.peer_device} {m.peer_port}: slow: {what}{tail}",
+                      actual=ph.values, group=ph.slow_by)
+            )  # fmt: skip
+        if sig.up[i] == 0:
+            report.issues.append(Issue("HEALTH-LINK-DOWN", m, f"{m.port} -> {m.peer_device} {m.peer_port} is down"))
+        if sig.errors[i] > 0 or sig.fec_uncorrectable[i] > 0:
+            errs = int(np.nan_to_num(sig.errors[i])) + int(np.nan_to_num(sig.fec_uncorrectable[i]))
+            report.issues.append(
+                Issue(
+                    "HEALTH-ERRORS", m, f"{m.port}: {errs:,} errors/uncorrectable FEC blocks in the window", actual=errs
+                )
+            )
+        if sig.flaps[i] > 0:
+            report.issues.append(Issue("HEALTH-FLAP", m, f"{m.port}: link flapped {int(sig.flaps[i])} times"))
+        if sig.lossless_drops[i] > 0:
+            report.issues.append(
+                Issue("HEALTH-LOSSLESS-DROP", m, f"{m.port}: {int(sig.lossless_drops[i]):,} drops on lossless queues "
+                      f"{', '.join(map(str, fleet.lossless))}", actual=int(sig.lossless_drops[i]))
+            )  # fmt: skip
+        if sig.watchdog[i] > 0:
+            report.issues.append(
+                Issue("HEALTH-PFCWD", m, f"{m.port}: the PFC watchdog detected {int(sig.watchdog[i])} storms/deadlocks")
+            )
+        congested = (sig.pause_share[i] > 0.005) or (sig.pause_rx_rate[i] > 0) or (sig.watermark[i] > 16_384)
+        if not fleet.dcqcn and sig.ecn_marked[i] > 0:
+            report.issues.append(
+                Issue("HEALTH-ECN", m, f"{m.port}: {int(sig.ecn_marked[i]):,} ECN marks while the intent runs without "
+                      "DCQCN (nothing reacts to them)", group="marks without DCQCN")
+            )  # fmt: skip
+        elif fleet.dcqcn and congested and sig.ecn_marked[i] == 0:
+            report.issues.append(
+                Issue("HEALTH-ECN", m, f"{m.port}: congested (pauses or a deep queue) but no ECN marks while "
+                      "DCQCN is on", group="no marks with DCQCN")
+            )  # fmt: skip
+        elif m.role == "host" and sig.roce_ecn_marked[i] > 0 and sig.cnp_sent[i] == 0:
+            report.issues.append(
+                Issue("HEALTH-ECN", m, f"{m.port}: {int(sig.roce_ecn_marked[i]):,} CE-marked RoCE packets received but "
+                      "no CNP sent (DCQCN's notification point is off)", group="marks without CNPs")
+            )  # fmt: skip
+    _optics(report, sig, metas, missing)
+
+
+def _optics(report: HealthReport, sig: Signals, metas: list[PortMeta], missing: dict[str, str]) -> None:
+    groups = peer_groups(metas)
+    low, med = robust_scores(-sig.rx_power, groups, 0.5)
+    hot, tmed = robust_scores(sig.temperature, groups, 2.0)
+    for i, m in enumerate(metas):
+        if m.device in missing:
+            continue
+        if low[i] >= Z_OUTLIER and (-med[i]) - sig.rx_power[i] >= 2.0:
+            report.issues.append(
+                Issue("HEALTH-OPTICS", m, f"{m.port}: receive power {sig.rx_power[i]:.1f} dBm, "
+                      f"{(-med[i]) - sig.rx_power[i]:.1f} dB below its peers", group="rx power")
+            )  # fmt: skip
+        if hot[i] >= Z_OUTLIER and sig.temperature[i] - tmed[i] >= 10:
+            report.issues.append(
+                Issue("HEALTH-OPTICS", m, f"{m.port}: optics at {sig.temperature[i]:.0f} C, "
+                      f"{sig.temperature[i] - tmed[i]:.0f} C above its peers", group="temperature")
+            )  # fmt: skip
+
+
+def _storms(fleet: Fleet, sig: Signals, metas: list[PortMeta]) -> list[Storm]:
+    """Ports paused hard, per priority, and where the pauses start.
+
+    A paused port is held by its peer (the pauser). The storm's origin is a pauser that no switch pauses: a NIC
+    (a slow receiver; the root is the switch port facing it) or a switch paused only by NICs (the root is its
+    port a NIC pauses). From the root the pauses spread upstream, device by device (`spread`)."""
+    paused = [
+        i for i in range(len(metas))
+        if sig.pause_rx_rate[i] >= STORM_PAUSE_RATE or sig.pause_share[i] >= STORM_PAUSE_SHARE
+    ]  # fmt: skip
+    by_prio: dict[int | None, list[int]] = {}
+    for i in paused:
+        p = sig.pause_prio[i]
+        by_prio.setdefault(None if math.isnan(p) else int(p), []).append(i)
+    storms = []
+    for prio, rows in sorted(by_prio.items(), key=lambda kv: -1 if kv[0] is None else kv[0]):
+        role = {m.device: m.role for m in metas}
+        held_by: dict[str, set[str]] = {}  # device -> the devices pausing it
+        for i in rows:
+            held_by.setdefault(metas[i].device, set()).add(metas[i].peer_device)
+        pausers = {d for ds in held_by.values() for d in ds}
+
+        origins = sorted(d for d in pausers if not _paused_by_switch(d, held_by, role))
+        root: PortMeta | None = None
+        switch_origins = [d for d in origins if role.get(d, "host") != "host" and d in held_by]
+        nic_origins = [d for d in origins if role.get(d, "host") == "host"]
+        if switch_origins:
+            dev = switch_origins[0]
+            root = next(metas[i] for i in rows if metas[i].device == dev)
+        elif nic_origins:
+            root = next((metas[i] for i in rows if metas[i].peer_device == nic_origins[0]), None)
+        spread: list[str] = []
+        if root is not None:
+            frontier = [root.device]
+            while frontier:
+                dev = frontier.pop(0)
+                if dev in spread:
+                    continue
+                spread.append(dev)
+                frontier += sorted(d for d, ds in held_by.items() if dev in ds and d not in spread)
+        storms.append(Storm(prio, [metas[i] for i in rows], root, spread))
+    return storms
+
+
+def _paused_by_switch(dev: str, held_by: dict[str, set[str]], role: dict[str, str]) -> bool:
+    return any(role.get(x, "host") != "host" for x in held_by.get(dev, ()))
+
+
+def _tiers(metas: list[PortMeta], sig: Signals, combined: Array) -> dict[str, dict[str, dict[str, float | None]]]:
+    out: dict[str, dict[str, dict[str, float | None]]] = {}
+    tiers = np.array([m.tier for m in metas])
+    for tier in sorted(set(tiers.tolist())):
+        rows = tiers == tier
+        out[tier] = {
+            "score": quantiles(combined[rows]),
+            "util": quantiles(sig.util[rows]),
+            "peak_tx_bps": quantiles(sig.peak_tx_bps[rows]),
+            "pause_share": quantiles(sig.pause_share[rows]),
+            "overlimit_rate": quantiles(sig.overlimit_rate[rows]),
+            "watermark": quantiles(sig.watermark[rows]),
+        }
+    return out
+
+
+def _straggler(report: HealthReport, fleet: Fleet, job_gpus: int | None) -> dict[str, object]:
+    """P(a job's step is slow) = 1-(1-p)^N: p is the measured share of slow GPU access links, N the job's GPUs
+    (each GPU's collective crosses its own access link)."""
+    access = [p for p in report.ports if p.meta.tier == "host" and p.meta.role != "host"]
+    if not access:
+        return {}
+    p = sum(1 for a in access if a.slow_by) / len(access)
+    sizes = sorted({n for n in (*JOB_SIZES, fleet.gpus, job_gpus or 0) if n > 0})
+    return {
+        "access_links": len(access),
+        "slow_access_links": sum(1 for a in access if a.slow_by),
+        "p_link": round(p, 6),
+        "p_slow_step": {str(n): round(1 - (1 - p) ** n, 6) for n in sizes},
+    }

@@ -1,0 +1,208 @@
+"""Collecting counters: which commands each device runs (its platform record's health sources), one round trip
+per device per sample through a Driver, every output parsed into netfab's counter vocabulary.
+
+A Driver is whatever reaches the devices: SSH to the lab's switches plus the lab's host namespaces
+(netfab.health.lab), saved outputs in a directory (FromDir), or recordings behind a delay (the benchmark's fake
+fleet). Devices are read in parallel; a device that cannot be read, or whose output a parser refuses, becomes a
+DeviceSample with an error (the report says so; the rest of the fleet is still analysed).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Protocol
+
+import yaml
+
+from netfab.health.model import DeviceSample
+from netfab.health.parsers import ParseError, Parser, resolve
+from netfab.platforms.model import Health, HealthSource
+
+SEPARATOR = "=====netfab-health-output====="
+"""Printed between the outputs of one device's commands when a driver runs them in one session."""
+
+
+class CollectError(Exception):
+    """A device could not be read at all (unreachable, authentication, timeout)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """One command for one device: a source, expanded for one port when the source is per port."""
+
+    source: HealthSource
+    text: str
+    port: str = ""
+
+    @property
+    def key(self) -> str:
+        """The command's name in saved samples: <source id>[.<port>] (ports may carry '/': replaced)."""
+        return self.source.id + (f".{self.port.replace('/', '_')}" if self.port else "")
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """A device to read: its name, the commands to run, and what the commands expand over."""
+
+    device: str
+    commands: tuple[Command, ...]
+    kind: str = "switch"
+    """switch or host (servers are reached differently in the lab)."""
+
+
+class Driver(Protocol):
+    def run(self, target: Target) -> list[str]:
+        """Every command's output, in order; raise CollectError when the device cannot be read."""
+        ...
+
+
+@cache
+def host_health() -> Health:
+    """The GPU servers' sources (netfab/health/host_sources.yaml)."""
+    raw = yaml.safe_load(Path(__file__).with_name("host_sources.yaml").read_text(encoding="utf-8"))
+    return Health.model_validate(raw)
+
+
+def commands_for(health: Health, ports: Sequence[tuple[str, str]]) -> tuple[Command, ...]:
+    """The commands of `health` for a device whose ports are `ports` ((name, rdma device) pairs)."""
+    out: list[Command] = []
+    for src in health.sources:
+        if "{port}" in src.command or "{rdma}" in src.command:
+            out += [Command(src, src.command.format(port=p, rdma=r or p), p) for p, r in ports]
+        else:
+            out.append(Command(src, src.command))
+    return tuple(out)
+
+
+@cache
+def _parser(dotted: str) -> Parser:
+    return resolve(dotted)
+
+
+def parse_outputs(target: Target, outputs: Sequence[str], at: float) -> DeviceSample:
+    """One device's outputs -> a DeviceSample (its error names the command a parser refused)."""
+    sample = DeviceSample(target.device, at)
+    notes = []
+    for cmd, text in zip(target.commands, outputs, strict=True):
+        try:
+            parsed = _parser(cmd.source.parser)(text, cmd.port)
+        except ParseError as exc:
+            if cmd.source.optional:
+                notes.append(f"{cmd.text}: {exc}")
+                continue
+            sample.error = f"`{cmd.text}`: {exc}"
+            return sample
+        for port, counters in parsed.items():
+            sample.ports.setdefault(port, {}).update(counters)
+    return sample
+
+
+def collect(
+    targets: Sequence[Target], driver: Driver, workers: int = 64, on_device: Callable[[str], None] | None = None
+) -> dict[str, DeviceSample]:
+    """One sample of every target, read in parallel (`workers` devices at once)."""
+
+    def one(target: Target) -> DeviceSample:
+        started = time.monotonic()
+        try:
+            outputs = driver.run(target)
+        except CollectError as exc:
+            return DeviceSample(target.device, started, error=str(exc))
+        # The counters were read somewhere between the request and the answer: the middle is the best guess.
+        at = (started + time.monotonic()) / 2
+        sample = parse_outputs(target, outputs, at)
+        if on_device is not None:
+            on_device(target.device)
+        return sample
+
+    with ThreadPoolExecutor(max_workers=max(1, min(workers, len(targets)))) as pool:
+        return {s.device: s for s in pool.map(one, targets)}
+
+
+@dataclass(slots=True)
+class FromDir:
+    """Saved outputs: DIR/<sample>/<device>/<command key>.txt, DIR/<sample>/at.json = {device: seconds}.
+
+    `netfab health --save DIR` writes this layout; `--from-dir DIR` replays it (every sample in order).
+    """
+
+    root: Path
+    sample: int = 0
+    times: dict[str, float] = field(default_factory=dict)
+
+    def samples(self) -> list[int]:
+        return sorted(int(p.name) for p in self.root.iterdir() if p.is_dir() and p.name.isdigit())
+
+    def use(self, sample: int) -> None:
+        import json
+
+        self.sample = sample
+        at = self.root / str(sample) / "at.json"
+        try:
+            self.times = {str(k): float(v) for k, v in json.loads(at.read_text(encoding="utf-8")).items()}
+        except (OSError, ValueError, AttributeError) as exc:
+            raise CollectError(f"{at}: {exc}") from exc
+
+    def run(self, target: Target) -> list[str]:
+        base = self.root / str(self.sample) / target.device
+        out = []
+        for cmd in target.commands:
+            path = base / f"{cmd.key}.txt"
+            try:
+                out.append(path.read_text(encoding="utf-8"))
+            except OSError as exc:
+                if not cmd.source.optional:
+                    raise CollectError(f"no saved output {path}") from exc
+                out.append("")
+        return out
+
+
+def collect_saved(targets: Sequence[Target], source: FromDir) -> list[dict[str, DeviceSample]]:
+    """Every saved sample; each device's time is the one recorded beside its outputs."""
+    out = []
+    for k in source.samples():
+        source.use(k)
+        sample = {}
+        for t in targets:
+            try:
+                outputs = source.run(t)
+            except CollectError as exc:
+                sample[t.device] = DeviceSample(t.device, 0.0, error=str(exc))
+                continue
+            sample[t.device] = parse_outputs(t, outputs, source.times.get(t.device, float(k)))
+        out.append(sample)
+    return out
+
+
+class Recorder:
+    """Wraps a driver and keeps every output, so a live run can be saved for --from-dir (and for bug reports)."""
+
+    def __init__(self, driver: Driver) -> None:
+        self.driver = driver
+        self.outputs: dict[str, tuple[float, list[str]]] = {}
+
+    def run(self, target: Target) -> list[str]:
+        started = time.monotonic()
+        out = self.driver.run(target)
+        self.outputs[target.device] = ((started + time.monotonic()) / 2, out)
+        return out
+
+
+def save_sample(root: Path, sample: int, targets: Mapping[str, Target], recorder: Recorder) -> None:
+    import json
+
+    from netfab.core.fs import atomic_write_text
+
+    base = root / str(sample)
+    times = {}
+    for device, (at, outputs) in recorder.outputs.items():
+        times[device] = at
+        for cmd, text in zip(targets[device].commands, outputs, strict=True):
+            atomic_write_text(base / device / f"{cmd.key}.txt", text)
+    atomic_write_text(base / "at.json", json.dumps(times, indent=1, sort_keys=True) + "\n")
+    recorder.outputs.clear()

@@ -1,0 +1,66 @@
+"""Parsers: one device output (text as the device printed it) -> port -> counters in netfab's vocabulary.
+
+A parser is a function ``(text) -> dict[port, PortCounters]`` named by a platform record's health source
+(netfab/platforms/<name>/platform.yaml, `health.sources[].parser`), so which parser reads which command is data.
+Parsers raise ParseError (never KeyError or ValueError) for output they cannot read; unknown extra fields are
+ignored, missing optional ones are left out (the analysis treats an absent counter as not measured, not 0).
+Each is tested on a recorded output (tests/health/recordings/), named with where that recording came from.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from netfab.health.model import PortCounters
+
+Parsed = dict[str, PortCounters]
+Parser = Callable[[str, str], Parsed]
+"""(output, port) -> counters: `port` is the port a per-port command ran for, "" for a whole-device one."""
+
+
+class ParseError(ValueError):
+    """The output is not what the parser reads (wrong command, an error message, a truncated reply)."""
+
+
+def load_json(text: str, what: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        head = text.strip().splitlines()[0][:120] if text.strip() else "nothing"
+        raise ParseError(f"{what}: expected JSON, got {head!r}") from exc
+
+
+def number(value: Any) -> float | None:
+    """A counter value as the devices print them: 12, "12", "1,234", "N/A" (None), "-4.31 dBm"."""
+    if isinstance(value, bool):
+        return float(value)
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):
+        text = value.strip().replace(",", "").split()[0] if value.strip() else ""
+        try:
+            return float(text)
+        except ValueError:
+            return None
+    return None
+
+
+def put(counters: PortCounters, name: str, value: Any) -> None:
+    """Set counters[name] when value reads as a number; an unsupported counter ("N/A") stays absent."""
+    n = number(value)
+    if n is not None:
+        counters[name] = n
+
+
+def resolve(dotted: str) -> Parser:
+    """The parser function a record names ('netfab.health.parsers.linux.ip_link')."""
+    import importlib
+
+    module, _, func = dotted.rpartition(".")
+    found = getattr(importlib.import_module(module), func, None)
+    if not callable(found):
+        raise ImportError(f"{dotted} is not a parser function")
+    parser: Parser = found
+    return parser
