@@ -1,0 +1,125 @@
+"""`netfab health --lab` on a real lab while `netfab lab collective` runs: the throttled link is named from
+counters alone while every link stays up and error-free; over hundreds of steps with random throttles the named
+links match the throttled ones (precision and recall >= 0.99) and P(slow step) follows 1-(1-p)^n for n = 4, 8.
+Needs root and FRR (skipped with the reason otherwise)."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Mapping
+from pathlib import Path
+
+import pytest
+
+from netfab.health.analysis import analyse
+from netfab.health.collect import collect
+from netfab.health.fleet import fleet_of
+from netfab.health.lab import LabDriver
+from netfab.health.model import DeviceSample
+from netfab.lab.collective import (
+    CollectiveSpec,
+    RandomThrottle,
+    StepResult,
+    Throttle,
+    endpoints_from_plan,
+    pick_workers,
+    run_collective,
+)
+from netfab.lab.collective_shaping import Port
+from tests.analyze_lab.labcheck_helpers import lab_plan
+from tests.health.conftest import LAB_INTENT, HealthLab
+
+pytestmark = pytest.mark.lab
+
+KIB = 1024
+RATE = 25_000_000
+
+
+def test_health_names_the_throttled_link_from_counters_alone(health_lab: HealthLab, tmp_path: Path) -> None:
+    plan = lab_plan()
+    spec = CollectiveSpec(512 * KIB, 60, throttles=(Throttle(Port("leaf2", "swp1"), RATE),))
+    done: list[object] = []
+    runner = threading.Thread(
+        target=lambda: done.append(run_collective(health_lab.prefix, endpoints_from_plan(plan), spec)), daemon=True
+    )
+    runner.start()
+    time.sleep(4)  # workers up, shaping in place
+    saved = tmp_path / "samples"
+    proc = health_lab.netfab(
+        "health", str(LAB_INTENT), "--lab", health_lab.prefix, "--samples", "3", "--interval", "1",
+        "--format", "json", "--save", str(saved),
+    )  # fmt: skip
+    runner.join(timeout=120)
+    assert done, "the collective did not finish"
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    doc = json.loads(proc.stdout)
+    assert [(s["device"], s["port"]) for s in doc["details"]["slow_links"]] == [("leaf2", "swp1")]
+    rules = {f["rule_id"] for f in doc["findings"]}
+    assert rules == {"HEALTH-SLOW-LINK"}, rules  # no errors, no down links, nothing unreadable
+    (finding,) = doc["findings"]
+    assert "up and error-free" in finding["message"] and "host1 eth1" in finding["message"]
+    # The step time followed the throttled path all along.
+    result = done[0]
+    assert all(s.slow for s in result.steps)  # type: ignore[attr-defined]
+    replay = health_lab.netfab("health", str(LAB_INTENT), "--from-dir", str(saved), "--format", "json")
+    assert replay.returncode == 1
+    assert json.loads(replay.stdout)["details"]["slow_links"] == doc["details"]["slow_links"]
+
+
+@pytest.mark.parametrize("workers", [8, 4])
+def test_random_throttles_are_found_and_the_straggler_odds_hold(health_lab: HealthLab, workers: int) -> None:
+    plan = lab_plan()
+    fleet = fleet_of(plan, include_hosts=False)
+    driver = LabDriver(health_lab.prefix)
+    chosen = pick_workers(endpoints_from_plan(plan), workers)
+    p = 0.1
+    spec = CollectiveSpec(512 * KIB, 220, random_throttle=RandomThrottle(p, RATE), seed=7, slow_factor=4.0)
+    before: dict[str, DeviceSample] = {}
+    truth: list[set[tuple[str, str]]] = []
+    named: list[set[tuple[str, str]]] = []
+
+    def snap(step: int, throttled: Mapping[str, int]) -> None:
+        before.clear()
+        before.update(collect(fleet.targets, driver))
+
+    def judge(res: StepResult) -> None:
+        after = collect(fleet.targets, driver)
+        report = analyse(fleet, [dict(before), after])
+        truth.append({tuple(k.split(":")) for k in res.throttled})  # type: ignore[misc]
+        named.append({(s.meta.device, s.meta.port) for s in report.slow_links})
+
+    try:
+        result = run_collective(health_lab.prefix, chosen, spec, before_step=snap, after_step=judge)
+    finally:
+        driver.close()
+    tp = sum(len(t & n) for t, n in zip(truth, named, strict=True))
+    fp = sum(len(n - t) for t, n in zip(truth, named, strict=True))
+    fn = sum(len(t - n) for t, n in zip(truth, named, strict=True))
+    precision, recall = tp / max(1, tp + fp), tp / max(1, tp + fn)
+    expected = 1 - (1 - p) ** workers
+    measured = result.p_slow_measured
+    print(f"n={workers}: TP {tp} FP {fp} FN {fn} precision {precision:.3f} recall {recall:.3f}; "
+          f"P(slow) {measured:.3f} vs 1-(1-p)^n {expected:.3f} over {len(result.steps)} steps")  # fmt: skip
+    assert len(result.steps) >= 200 and tp >= 40
+    assert precision >= 0.99 and recall >= 0.99
+    assert abs(measured - expected) <= 0.05
+    # Slow exactly when throttled: the barrier makes one slow link the step.
+    assert all(s.slow == bool(s.throttled) for s in result.steps)
+
+
+def test_a_lab_poll_is_fast(health_lab: HealthLab) -> None:
+    fleet = fleet_of(lab_plan())
+    driver = LabDriver(health_lab.prefix)
+    try:
+        collect(fleet.targets, driver)  # sessions open
+        times = []
+        for _ in range(3):
+            started = time.monotonic()
+            sample = collect(fleet.targets, driver)
+            times.append(time.monotonic() - started)
+    finally:
+        driver.close()
+    assert all(s.error is None for s in sample.values()), {d: s.error for d, s in sample.items() if s.error}
+    assert len(sample) == 10 and sorted(times)[1] < 2.0, times  # the issue's bound is 1 s; CI machines are shared
