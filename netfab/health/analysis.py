@@ -34,7 +34,7 @@ class SlowSignal:
 
 
 SLOW_SIGNALS = (
-    SlowSignal("overlimit_rate", "shaper overlimits", 1.0, 200.0, "/s"),
+    SlowSignal("overlimit_rate", "shaper overlimits", 1.0, 10.0, "/s"),
     SlowSignal("pause_share", "time paused by PFC", 0.005, 0.05, ""),
     SlowSignal("watermark", "queue watermark", 16_384.0, float("inf"), " B"),
 )

@@ -16,7 +16,7 @@ import numpy as np
 from netfab.health.model import PortMeta
 from netfab.health.signals import Array
 
-MIN_PEERS = 4
+MIN_PEERS = 8
 MAD_TO_SIGMA = 1.4826
 Z_OUTLIER = 3.5
 """Iglewicz and Hoaglin's cut-off for the modified z-score."""
