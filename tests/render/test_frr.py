@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from cli_roundtrip import check_golden, fabric_for
+from frr_parser import vtysh_check
 
 from netfab.design import DevicePlan, FabricPlan
 from netfab.render.device import render_device
@@ -85,15 +86,6 @@ def test_text_hygiene() -> None:
 # --- FRR's own parsers --------------------------------------------------------------------------------------
 
 
-def vtysh_dryrun(text: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
-    path = tmp_path / "frr.conf"
-    path.write_text(text, encoding="utf-8")
-    # -C: parse every line against all daemons' command trees and exit (no daemon needed).
-    return subprocess.run(
-        [str(VTYSH), "-C", "-H", "/dev/null", "-f", str(path)], capture_output=True, text=True, timeout=60
-    )
-
-
 def bgp_block(text: str) -> str:
     """The route-maps and `router bgp` stanza: what bgpd alone must accept (interfaces belong to zebra)."""
     lines = text.splitlines()
@@ -133,14 +125,14 @@ needs_bgpd = pytest.mark.skipif(
 @needs_vtysh
 def test_vtysh_accepts_every_lab_config(tmp_path: Path) -> None:
     for addressing, dev in all_lab_devices():
-        proc = vtysh_dryrun(files(dev)[0], tmp_path)
+        proc = vtysh_check(files(dev)[0], tmp_path)
         assert proc.returncode == 0, f"{addressing} {dev.name}: {proc.stdout}{proc.stderr}"
 
 
 @needs_vtysh
 def test_vtysh_check_can_fail(tmp_path: Path) -> None:
     conf = files(plan().devices["leaf1"])[0].replace(" bgp bestpath as-path multipath-relax", " bgp bestpath bogus")
-    assert vtysh_dryrun(conf, tmp_path).returncode != 0
+    assert vtysh_check(conf, tmp_path).returncode != 0
 
 
 @needs_bgpd

@@ -7,13 +7,13 @@ import json
 import math
 import re
 import shutil
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from cli_roundtrip import check_golden, fabric_for, lab_pair
+from frr_parser import vtysh_check
 
 from netfab.design import DevicePlan, FabricPlan
 from netfab.render import render_device
@@ -388,19 +388,15 @@ def test_frr_bfd_on_the_peer_group() -> None:
 @pytest.mark.parametrize(("addressing", "bfd"), [("unnumbered", False), ("p2p31", False), ("unnumbered", True)])
 def test_frr_conf_passes_vtysh_dryrun(addressing: str, bfd: bool, tmp_path: Path) -> None:
     for dev in lab_pair(PLATFORM, addressing, underlay__bfd=bfd).values():
-        conf = tmp_path / f"{dev.name}.frr.conf"
-        conf.write_text(render(dev)[1], encoding="utf-8")
-        run = subprocess.run(["vtysh", "--dryrun", "-f", str(conf)], capture_output=True, text=True, timeout=60)
-        assert run.returncode == 0, f"vtysh rejected {conf.name}: {run.stdout}{run.stderr}"
+        run = vtysh_check(render(dev)[1], tmp_path)
+        assert run.returncode == 0, f"vtysh rejected {dev.name}.frr.conf: {run.stdout}{run.stderr}"
 
 
 def test_vtysh_dryrun_can_fail(tmp_path: Path) -> None:
     """The dry-run check above is only meaningful if FRR rejects a bad line."""
     if shutil.which("vtysh") is None:
         pytest.skip("FRR's vtysh is not installed")
-    conf = tmp_path / "bad.conf"
-    conf.write_text("router bgp 65000\n neighbor FABRIC remote-ass external\n", encoding="utf-8")
-    assert subprocess.run(["vtysh", "--dryrun", "-f", str(conf)], capture_output=True, timeout=60).returncode != 0
+    assert vtysh_check("router bgp 65000\n neighbor FABRIC remote-ass external\n", tmp_path).returncode != 0
 
 
 # --- speed -----------------------------------------------------------------------------------------------

@@ -1,0 +1,110 @@
+"""Each oracle refuses what its vendor's model refuses: a matrix of oracles that accept anything proves nothing.
+Small, fast documents; the matrix itself is test_vendor_schemas.py."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import oracle_matrix as matrix
+import oracle_nvue
+import pytest
+from oracle_matrix import Cell
+from oracle_schemas import schema
+
+LAB = "lab.yaml"
+
+
+def _first(platform: str, suffix: str) -> str:
+    return next(text for path, text in matrix.cell_documents(Cell(LAB, platform, None)) if path.endswith(suffix))
+
+
+@pytest.fixture(scope="module")
+def sonic_judge() -> Any:
+    s = schema("sonic-yang")
+    reason = s.missing()
+    if reason:
+        pytest.skip(reason)
+    return lambda doc: s.judge([json.dumps(doc)], s.model_of(None))[0]
+
+
+@pytest.fixture(scope="module")
+def config_db() -> dict[str, Any]:
+    doc: dict[str, Any] = json.loads(_first("sonic", ".json"))
+    return doc
+
+
+def test_sonic_lab_document_is_valid(sonic_judge: Any, config_db: dict[str, Any]) -> None:
+    assert sonic_judge(config_db) == []
+
+
+@pytest.mark.parametrize(
+    ("table", "row", "fields", "needle"),
+    [
+        # libyang 2.1 names the value, not always its path
+        ("PORT", None, {"mtu": "abc"}, 'uint16 value "abc"'),  # a uint16 leaf given text
+        ("PORT", None, {"mtu": "99999"}, '"99999" is out of type uint16'),  # out of the model's range
+        ("PORT", None, {"no_such_field": "1"}, "field 'no_such_field' is not in the model"),
+        ("PORT_QOS_MAP", None, {"dscp_to_tc_map": "NOPE"}, "leafref"),  # a reference to no map
+        ("DEVICE_METADATA", "localhost", {"type": "NotARole"}, '"NotARole" does not conform'),
+    ],
+)
+def test_sonic_refuses_a_bad_field(
+    sonic_judge: Any, config_db: dict[str, Any], table: str, row: str | None, fields: dict[str, str], needle: str
+) -> None:
+    doc = json.loads(json.dumps(config_db))
+    key = row or next(iter(doc[table]))
+    doc[table][key].update(fields)
+    problems = sonic_judge(doc)
+    assert problems and any(needle.lower() in p.lower() for p in problems), problems
+
+
+def test_sonic_unmodelled_table_is_a_failure(sonic_judge: Any, config_db: dict[str, Any]) -> None:
+    doc = {**config_db, "ARS_PROFILE": {"x": {"algorithm": "ewma"}}, "NETFAB_INVENTED": {"a": {}}}
+    problems = sonic_judge(doc)
+    assert "ARS_PROFILE: table has no YANG model in SONiC (GCU refuses it)" in problems
+    assert "NETFAB_INVENTED: table has no YANG model in SONiC (GCU refuses it)" in problems
+
+
+def test_sonic_tells_an_incomplete_oracle_copy_from_a_missing_model(
+    sonic_judge: Any, config_db: dict[str, Any]
+) -> None:
+    # ACL_TABLE has a model upstream (tables.tsv), just not in the oracle's copy of 40 modules.
+    problems = sonic_judge({**config_db, "ACL_TABLE": {"T": {}}})
+    assert problems == ["ACL_TABLE: oracle copy lacks module sonic-acl (add it to the oracle)"]
+
+
+def test_nvue_lab_document_is_valid_at_512() -> None:
+    assert oracle_nvue.errors(_first("nvidia_cumulus", ".yaml"), "5.12") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "release", "needle"),
+    [
+        ("- set:\n    system:\n      hostname: a\n      no-such-object: 1\n", "5.12", "not in the model"),
+        ("- set:\n    interface:\n      swp1:\n        link:\n          mtu: 99999999\n", "5.12", "mtu"),
+        # 5.15 renamed `enable on|off` to `state enabled|disabled` (oracles README)
+        ("- set:\n    router:\n      bgp:\n        enable: 'on'\n", "5.18", "enable: not in the model"),
+        ("- set:\n    router:\n      bgp:\n        enable: 'on'\n", "5.12", None),
+        ("set: {}\n", "5.12", "list of operations"),
+    ],
+)
+def test_nvue_refuses_what_the_release_lacks(text: str, release: str, needle: str | None) -> None:
+    problems = oracle_nvue.errors(text, release)
+    if needle is None:
+        assert problems == []
+    else:
+        assert problems and any(needle in p for p in problems), problems
+
+
+def test_forcing_puts_every_tier_on_the_platform_and_release() -> None:
+    data = matrix.forced_intent("clos3-24k.yaml", "sonic", "202511")
+    tiers = [data["topology"][t] for t in matrix.TIERS if t in data["topology"]]
+    assert len(tiers) == 3
+    assert all(t["platform"] == "sonic" and t["os_version"] == "202511" for t in tiers)
+
+
+def test_releases_come_from_the_record_and_the_oracle() -> None:
+    nvue = matrix.releases("nvidia_cumulus", oracle_nvue.VERSIONS)
+    assert nvue[0] is None and "5.6" in nvue and "5.18" in nvue and len(nvue) == len(set(nvue))
+    assert "202511" in matrix.releases("sonic"), "the ARS gate's release"
