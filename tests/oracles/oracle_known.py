@@ -4,6 +4,9 @@ its message reads, why it is a defect, and the cells (intent x release) where it
 The matrix marks a (cell, defect) pair it expects as xfail(strict=True): when a template fix removes the defect,
 the pair passes, strict xfail fails it, and the entry's `where` must shrink (or the entry go), so a fixed defect
 cannot hide a regression. A problem that matches no entry fails its cell outright.
+
+Fixed and removed, both by b0d4993: nvue-515-shape (CL >= 5.15 `state enabled|disabled`, `interface ipv4`);
+nvue-objects-before-53 (objects CL 5.0-5.2 lack; those releases are now refused: no qos traffic-pool before 5.3).
 """
 
 from __future__ import annotations
@@ -13,7 +16,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from oracle_matrix import Cell
-from oracle_nvue import model_release
 
 
 @dataclass(frozen=True)
@@ -28,19 +30,6 @@ class Defect:
 
     def matches(self, problem: str) -> bool:
         return self.pattern.search(problem) is not None
-
-
-def _nvue_at_least(release: str) -> Callable[[Cell], bool]:
-    def where(cell: Cell) -> bool:
-        have = tuple(int(p) for p in model_release(cell.release).split("."))
-        return have >= tuple(int(p) for p in release.split("."))
-
-    return where
-
-
-def _nvue_before(release: str) -> Callable[[Cell], bool]:
-    later = _nvue_at_least(release)
-    return lambda cell: not later(cell)
 
 
 def _examples(*names: str) -> Callable[[Cell], bool]:
@@ -63,24 +52,6 @@ DEFECTS: tuple[Defect, ...] = (
         "ARS_PROFILE/ARS_INTERFACE/ARS_OBJECT have no model in any SONiC release (sonic-ars.yang is open PR #22264): "
         "GCU refuses them (FIDELITY_REVIEW: refuse ARS)",
         _examples("rail-4su.yaml"),
-    ),
-    Defect(
-        "nvue-515-shape",
-        "nvue",
-        re.compile(r"Input should be 'enabled' or 'disabled'|/interface/[^/:]+/ip: not in the model|/enable: not in"),
-        "from Cumulus Linux 5.15 NVUE takes `state enabled|disabled` and `interface <if> ipv4|ipv6`; the templates "
-        "never read os_version and render the 5.14 shape (`enable on|off`, `ip`) (FIDELITY_REVIEW: NVUE shapes)",
-        _nvue_at_least("5.15"),
-    ),
-    Defect(
-        "nvue-objects-before-53",
-        "nvue",
-        # any object the release lacks, except the 5.15 renames (nvue-515-shape): the patterns stay disjoint
-        re.compile(r"^(?!.*/(ip|enable): not in).*: not in the model \(dropped\)$"),
-        "Cumulus Linux 5.0-5.2 NVUE lacks objects netfab renders (qos mapping/pfc/egress-queue-mapping, system "
-        "forwarding ecmp-hash, interface adaptive-routing, bgp neighbor description): netfab renders them for "
-        "those releases instead of refusing the release",
-        _nvue_before("5.3"),
     ),
 )
 

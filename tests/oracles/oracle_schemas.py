@@ -6,6 +6,7 @@ judged again."""
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
@@ -83,6 +84,25 @@ def _vtysh_judge(texts: list[str], _model: str) -> list[list[str]]:
     return frr_parser.vtysh_errors_many(texts)
 
 
+ALL_RELEASES_ENV = "NETFAB_ORACLE_ALL_RELEASES"
+
+
+def nvue_releases() -> tuple[str, ...]:
+    """The NVUE models the matrix judges against: the oldest and newest nvueschema has, and on each side of
+    every release the platform record names (where the renderer's shape or capabilities change). Each of the 19
+    models costs seconds to import and each release a full render, so all 19 (= 19 renders of every example)
+    run only with NETFAB_ORACLE_ALL_RELEASES=1 (tests/oracles/measure.py --all-releases)."""
+    versions = oracle_nvue.VERSIONS
+    if os.environ.get(ALL_RELEASES_ENV) == "1":
+        return versions
+    chosen = {versions[0], versions[-1]}
+    for release in matrix.gate_releases("nvidia_cumulus"):
+        if release in versions:
+            index = versions.index(release)
+            chosen.update(versions[max(index - 1, 0) : index + 1])
+    return tuple(v for v in versions if v in chosen)
+
+
 SCHEMAS: tuple[Schema, ...] = (
     # SONiC publishes one model set (master); every release's config_db is held to it.
     Schema("sonic-yang", "sonic", ".json", lambda _r: "master", _each(_sonic_judge), _needs("sonic-yang")),
@@ -95,7 +115,7 @@ SCHEMAS: tuple[Schema, ...] = (
         oracle_nvue.model_release,
         _each(lambda text, model: oracle_nvue.errors(text, model)),
         lambda: None,
-        oracle_nvue.VERSIONS,
+        nvue_releases(),
     ),
     # Juniper publishes per release; the oracle holds 24.4R1-EVO (Junos OS Evolved, which QFX5220/5230/5240
     # and PTX run), and every release's set file is held to it.

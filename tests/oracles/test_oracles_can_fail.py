@@ -15,8 +15,9 @@ from oracle_schemas import schema
 LAB = "lab.yaml"
 
 
-def _first(platform: str, suffix: str) -> str:
-    return next(text for path, text in matrix.cell_documents(Cell(LAB, platform, None)) if path.endswith(suffix))
+def _first(platform: str, suffix: str, release: str | None = None) -> str:
+    cell = Cell(LAB, platform, release)
+    return next(text for path, text in matrix.cell_documents(cell) if path.endswith(suffix))
 
 
 @pytest.fixture(scope="module")
@@ -75,7 +76,13 @@ def test_sonic_tells_an_incomplete_oracle_copy_from_a_missing_model(
 
 
 def test_nvue_lab_document_is_valid_at_512() -> None:
-    assert oracle_nvue.errors(_first("nvidia_cumulus", ".yaml"), "5.12") == []
+    assert oracle_nvue.errors(_first("nvidia_cumulus", ".yaml", "5.12"), "5.12") == []
+
+
+def test_nvue_release_shapes_are_not_interchangeable() -> None:
+    """A file rendered for 5.12 is refused by the 5.18 model and the other way round (the 5.15 renames)."""
+    assert oracle_nvue.errors(_first("nvidia_cumulus", ".yaml", "5.12"), "5.18")
+    assert oracle_nvue.errors(_first("nvidia_cumulus", ".yaml", "5.18"), "5.12")
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,5 @@
 """The vendor-schema matrix: every example intent x every platform x every release, each rendered file judged by
-the NOS vendor's own model of its configuration (tests/oracles/README.md). Two kinds of items per cell:
+the NOS vendor's own model of its configuration (../shared/oracles/README.md). Two kinds of items per cell:
 
 - test_documents_valid[<schema>-<intent>-<release>]: every problem found is a known defect (oracle_known.py);
   anything else fails here, with the file and the vendor model's own message;
