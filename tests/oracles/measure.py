@@ -1,6 +1,6 @@
 """Files valid per platform x release x vendor schema, over every example intent (the matrix the test suite runs).
 
-    python3 tests/oracles/measure.py [--schema NAME ...] [--by-intent] [--all-releases]
+    python3 tests/oracles/measure.py [--schema NAME ...] [--by-intent] [--all-releases] [--include-pending]
 
 Prints one row per schema x release (and per intent with --by-intent): files valid / files judged, cells netfab
 refused, and the most common problems; then the wall time. Exit 2 when a named schema does not exist or its
@@ -18,8 +18,11 @@ from pathlib import Path
 
 if "--all-releases" in sys.argv:  # read when the schemas are defined, below
     os.environ["NETFAB_ORACLE_ALL_RELEASES"] = "1"
+if "--include-pending" in sys.argv:
+    os.environ["NETFAB_ORACLE_INCLUDE_PENDING"] = "1"
 HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(HERE), str(HERE.parent)]  # the oracle helpers, and tests/frr_parser.py
+# the oracle helpers, tests/frr_parser.py, and this checkout's netfab (not an installed copy)
+sys.path[:0] = [str(HERE), str(HERE.parent), str(HERE.parents[1])]
 
 from oracle_schemas import SCHEMAS, cells, verdicts  # noqa: E402 - after the path above
 
@@ -29,6 +32,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--schema", action="append", choices=[s.name for s in SCHEMAS], help="only this schema")
     parser.add_argument("--by-intent", action="store_true", help="one row per intent too")
     parser.add_argument("--all-releases", action="store_true", help="every NVUE model, not only the boundaries")
+    parser.add_argument("--include-pending", action="store_true", help="also clos3-24k and clos3-100k (slow)")
     args = parser.parse_args(argv)
     chosen = [s for s in SCHEMAS if not args.schema or s.name in args.schema]
     start = time.perf_counter()
