@@ -30,8 +30,9 @@ from netfab.design.plan import (
     Role,
     ServerPlan,
 )
-from netfab.design.ports import port_namer
+from netfab.design.ports import PortOutOfRange, port_namer
 from netfab.intent import Intent
+from netfab.intent.hardware import tier_switch_model
 from netfab.load.yamlsource import DataPath, dotted
 
 _T = TypeVar("_T")
@@ -50,8 +51,8 @@ class _Expander:
         self.nic = nic_plan(intent, self.qos)
         self.devices: dict[str, DevicePlan] = {}
         self.links: list[LinkPlan] = []
-        self._port_namers: dict[str, Callable[[int], str]] = {}
-        self._port_names: dict[str, dict[int, str]] = {}
+        self._port_namers: dict[tuple[str, int], Callable[[int], str]] = {}
+        self._port_names: dict[tuple[str, int], dict[int, str]] = {}
         self._pools: dict[IPv4Network, tuple[int, int]] = {}
         self.servers: list[ServerPlan] = []
         self.source_file = source_file
@@ -106,6 +107,7 @@ class _Expander:
             rack=coords.get("rack"),
             rail=coords.get("rail"),
             plane=coords.get("plane"),
+            switch_model=tier_switch_model(tier),
         )
         self.devices[name] = plan
         return plan
@@ -129,16 +131,27 @@ class _Expander:
             return self._alloc(lambda: p2p31(pool, index, what), path)  # raises DesignError with the pool's words
         return base + 2 * index, base + 2 * index + 1
 
-    def _port_name(self, platform: str, port: int) -> str:
-        # Memoised per (platform, port): a 100k-GPU fabric names ~320,000 link ends from a few hundred ports,
-        # and str.format per end was ~0.3 s of every design.
-        names = self._port_names.get(platform)
+    def _port_name(self, dev: DevicePlan, port: int) -> str:
+        # Memoised per (platform, model, port): a 100k-GPU fabric names ~320,000 link ends from a few hundred
+        # ports, and str.format per end was ~0.3 s of every design. One namer per (platform, model): a SONiC
+        # hwsku names its own ports.
+        key = (dev.platform, id(dev.switch_model))
+        names = self._port_names.get(key)
         if names is None:
-            names = self._port_names[platform] = {}
-            self._port_namers[platform] = port_namer(platform)
+            names = self._port_names[key] = {}
+            self._port_namers[key] = port_namer(dev.platform, dev.switch_model)
         name = names.get(port)
         if name is None:
-            name = names[port] = self._port_namers[platform](port)
+            try:
+                name = names[port] = self._port_namers[key](port)
+            except PortOutOfRange as exc:
+                raise DesignError(
+                    "DESIGN004",
+                    f"{dev.name}: {exc}",
+                    ("topology", dev.role, "model"),
+                    hint="choose a model (or hwsku) with more ports, or lower the port budget of the tier",
+                    source_file=self.source_file,
+                ) from None
         return name
 
     # --- links ---------------------------------------------------------------------------------------
@@ -155,8 +168,8 @@ class _Expander:
         pool: IPv4Network | None,
         pool_path: DataPath,
     ) -> None:
-        a_if = self._port_name(upper.platform, upper_port)
-        b_if = self._port_name(lower.platform, lower_port)
+        a_if = self._port_name(upper, upper_port)
+        b_if = self._port_name(lower, lower_port)
         a_addr = b_addr = a_ip = b_ip = None
         if not self.unnumbered and pool is not None:
             a_int, b_int = self._p2p(pool, p2p_index, f"{tier} /31 links", pool_path)
@@ -364,7 +377,7 @@ class _Expander:
         leaf_ip, nic_ip = ip_str(leaf_int), ip_str(nic_int)
         leaf_addr, nic_addr = f"{leaf_ip}/31", f"{nic_ip}/31"
         netdev = f"eth{g}"
-        leaf_if = self._port_name(leaf.platform, port)
+        leaf_if = self._port_name(leaf, port)
         leaf.interfaces.append(
             InterfacePlan(
                 name=leaf_if,

@@ -8,7 +8,10 @@ Fabric-wide facts (QosPlan, the DSCP map, hashing) are computed once and shared 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from netfab.platforms.hardware import SwitchModel
 
 Role = Literal["leaf", "spine", "superspine"]
 LinkTier = Literal["host", "leaf_spine", "spine_superspine"]
@@ -173,6 +176,9 @@ class DevicePlan:
     rack: int | None = None
     rail: int | None = None
     plane: int | None = None
+    switch_model: SwitchModel | None = None
+    """The tier's switch model (netfab.intent.hardware.tier_switch_model; one shared object per tier), or
+    None when the intent names none: hardware-dependent output reads this, never a guess."""
 
     def interfaces_by_role(self, role: PortRole) -> list[InterfacePlan]:
         return [i for i in self.interfaces if i.role == role]

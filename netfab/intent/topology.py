@@ -11,6 +11,7 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from netfab.intent.base import IntentModel
+from netfab.intent.hardware import HardwareOverride, SwitchModelName
 from netfab.intent.types import Count, Oversubscription, Platform, SpeedGbps, gbps
 
 
@@ -20,6 +21,11 @@ class SwitchTier(IntentModel):
     platform: Platform = "arista_eos"
     os_version: str | None = None
     """NOS release; capability data can depend on it (e.g. EOS >= 4.33.1F for QP hashing)."""
+    model: SwitchModelName | None = None
+    """The switch model (netfab/platforms/models/): ASIC, buffer, ports, SONiC hwsku. Hardware-dependent
+    syntax and budgets are read from it (netfab.intent.hardware.tier_switch_model)."""
+    hardware: HardwareOverride | None = None
+    """Explicit figures for unlisted hardware, or corrections to `model` (taken as declared)."""
     count: Count | None = None
     """spine: per pod in clos3, fabric-wide in rail_optimized; superspine: fabric-wide. Leaves are derived."""
     ports: Count = 64

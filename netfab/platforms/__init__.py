@@ -98,6 +98,12 @@ def load_registry(extra: tuple[Path, ...] = ()) -> Registry:
             sources[spec.name] = folder / RECORD
             own = folder / "templates"
             template_dirs[spec.name] = own if user_supplied and own.is_dir() else templates_dir() / spec.name
+    from netfab.platforms.catalogue import load_catalogue
+
+    models = load_catalogue(extra, frozenset(specs))
+    for name, spec in specs.items():
+        runs = tuple(m for _, m in sorted(models.items()) if name in m.platforms)
+        specs[name] = spec.model_copy(update={"switch_models": runs})
     for spec in specs.values():
         for output, part in spec.audited:
             if part.kind != "cli":
@@ -161,8 +167,11 @@ def namespace_lab_platform() -> PlatformSpec:
 
 def clear_cache() -> None:
     """For tests that change NETFAB_PLATFORMS_PATH in-process."""
+    from netfab.platforms import catalogue
+
     _registry.cache_clear()
     _names.cache_clear()
+    catalogue.clear_cache()
 
 
 __all__ = [

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from netfab.capabilities.model import CapabilityData, Gate
 from netfab.capabilities.version import NosVersion, at_least, parse_version
+from netfab.platforms.hardware import SwitchModel
 
 PLATFORM_NAME = r"^[a-z][a-z0-9_]{1,40}$"
 _MODULE = r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$"
@@ -212,13 +213,6 @@ class Health(_Frozen):
         return value
 
 
-class SwitchModel(_Frozen):
-    """One hardware model the platform runs on. Reserved: the switch-model issue adds the ASIC, buffer,
-    ports, breakouts and SONiC hwsku port map (each with a cited source); until then records list none."""
-
-    name: str = Field(min_length=1)
-
-
 class PlatformSpec(_Frozen):
     """netfab/platforms/<name>/platform.yaml."""
 
@@ -243,7 +237,8 @@ class PlatformSpec(_Frozen):
     health: Health | None = None
     """Counter sources for `netfab health`; None = the platform cannot be health-checked yet."""
     switch_models: tuple[SwitchModel, ...] = ()
-    """Hardware this platform runs on (filled by the switch-model issue)."""
+    """Hardware this NOS runs on: the catalogue entries (netfab/platforms/models/) whose `platforms` name
+    this record. Attached by the registry when it loads; a record file does not list them."""
 
     @field_validator("release_data")
     @classmethod

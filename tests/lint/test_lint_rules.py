@@ -37,6 +37,8 @@ EOS_QP = tiers(platform="arista_eos", os_version="4.33.1F")
 WD = ("qos", "pfc", "watchdog")
 
 # fmt: off
+SN5600_SKU = "sonic-mellanox-sn5600-o128"
+
 CASES: list[tuple[str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
     # --- QoS ---
     ("QOS001", RAIL, classes(ROCE, CNP, with_(DEFAULT, dscp=[26])), classes(ROCE, CNP, with_(DEFAULT, dscp=[10]))),
@@ -233,6 +235,17 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
     ("REV036", RAIL, {"nic": {"dcqcn": {"rp": {"ai_rate": "50Mbps", "hai_rate": "5Mbps"}}}}, NO_WD),
     ("REV037", RAIL, {"nic": {"dcqcn": {"rp": {"min_rate": "10Gbps", "max_rate": "5Gbps"}}}},
      {"nic": {"dcqcn": {"rp": {"min_rate": "10Gbps", "max_rate": "0Mbps"}}}}),
+    # --- switch models (netfab/lint/rules/model.py) ---
+    ("MODEL001", RAIL, {"topology": {"leaf": {"model": "nvidia-sn5600"}}},
+     {"topology": {"leaf": {"model": "sonic-mellanox-sn5600-o128"}}}),
+    ("MODEL002", RAIL, {"topology": {"leaf": {"hardware": {"ports": 8, "max_speed": "400G"}}}},
+     {"topology": {"leaf": {"hardware": {"ports": 16, "max_speed": "400G"}}}}),
+    ("MODEL002", RAIL, {"topology": {"spine": {"model": "sonic-mellanox-sn5600-o128", "ports": 200}}},
+     {"topology": {"spine": {"model": "sonic-mellanox-sn5600-o128", "ports": 128}}}),
+    ("MODEL003", RAIL, {"topology": {"leaf": {"hardware": {"ports": 16, "max_speed": "800G"}}}},
+     {"topology": {"leaf": {"hardware": {"ports": 16, "max_speed": "800G", "breakouts": ["2x400G"]}}}}),
+    ("MODEL003", RAIL, {"topology": {"servers": {"nic_speed": "200G"}, "leaf": {"model": SN5600_SKU}}},
+     {"topology": {"leaf": {"model": SN5600_SKU}}}),
 ]
 # fmt: on
 
