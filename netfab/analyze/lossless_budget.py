@@ -17,10 +17,11 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from netfab.capabilities import BufferData, capabilities_for
+from netfab.capabilities import BufferData
 from netfab.core.findings import Finding, Location, Severity
 from netfab.design.plan import FabricPlan
 from netfab.intent import Intent
+from netfab.intent.hardware import tier_buffer
 from netfab.lossless.ecn import bdp_bytes, path_rtt_us
 from netfab.lossless.headroom import HeadroomBreakdown, headroom
 
@@ -71,6 +72,10 @@ class SwitchHeadroom:
     role: str
     platform: str
     asic: str
+    """The switch model's ASIC and title ('Tomahawk 5 (Arista 7060X6-64PE)'), or the platform's planning
+    ASIC, labelled so, when the tier names no model."""
+    basis: str
+    """Where shared_bytes comes from: model, declared, not public, or planning figure (netfab.intent.hardware)."""
     lossless_ports: int
     priorities: int
     reserved_bytes: int
@@ -85,6 +90,7 @@ class SwitchHeadroom:
         return {
             "platform": self.platform,
             "asic": self.asic,
+            "buffer_basis": self.basis,
             "lossless_ports": self.lossless_ports,
             "lossless_priorities": self.priorities,
             "reserved_bytes": self.reserved_bytes,
@@ -154,7 +160,8 @@ class LosslessBudget:
                         "ANALYZE002",
                         Severity.WARNING,
                         f"PFC headroom on a {s.role} ({s.lossless_ports} lossless ports x {s.priorities} "
-                        f"priorities) reserves {s.reserved_bytes:,} B, {share:.0%} of the {s.asic} planning buffer",
+                        f"priorities) reserves {s.reserved_bytes:,} B, {share:.0%} of the {s.shared_bytes:,} B "
+                        f"buffer of {s.asic} ({s.basis})",
                         Location(source_file),
                         hint="shorten the longest cables, drop a lossless priority, or use a platform with a shared "
                         "headroom pool; what is left of the buffer is all that absorbs bursts",
@@ -168,7 +175,8 @@ def analyze_lossless(intent: Intent, plan: FabricPlan) -> LosslessBudget:
     qos = intent.qos
     mtu = intent.underlay.mtu
     priorities = tuple(qos.pfc_priorities)
-    buffers = {role: _buffer(intent, role) for role in ("leaf", "spine", "superspine") if _tier(intent, role)}
+    rated = {role: tier_buffer(_tier(intent, role)) for role in ("leaf", "spine", "superspine") if _tier(intent, role)}
+    buffers = {role: buf for role, (buf, _) in rated.items()}
 
     @cache
     def need(role: str, speed: int, cable: float) -> HeadroomBreakdown:
@@ -205,6 +213,7 @@ def analyze_lossless(intent: Intent, plan: FabricPlan) -> LosslessBudget:
             role=role,
             platform=str(_tier(intent, role).platform),
             asic=buffers[role].asic,
+            basis=rated[role][1],
             lossless_ports=ports,
             priorities=len(priorities),
             reserved_bytes=reserved,
@@ -263,8 +272,3 @@ def _link_of(role: str, port_role: str) -> str:
 
 def _tier(intent: Intent, role: str) -> Any:
     return getattr(intent.topology, role)
-
-
-def _buffer(intent: Intent, role: str) -> BufferData:
-    tier = _tier(intent, role)
-    return capabilities_for(tier.platform, tier.os_version).buffer

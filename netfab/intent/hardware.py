@@ -150,4 +150,33 @@ def tier_switch_model(tier: SwitchTier) -> SwitchModel | None:
     return _resolve(name, override, str(tier.platform), tier.ports)
 
 
-__all__ = ["DECLARED", "HardwareOverride", "SwitchModelName", "tier_switch_model"]
+if TYPE_CHECKING:
+    from netfab.capabilities import BufferData
+
+
+def tier_buffer(tier: SwitchTier) -> tuple[BufferData, str]:
+    """The buffer figures lint and analyze rate a tier against, and their basis:
+    - 'model': the tier's switch model states them (with its sources);
+    - 'declared': the intent's hardware: section does;
+    - 'not public': the model is named but its buffer is not public: nothing is rated (shared_bytes None);
+    - 'planning figure, no model named': the platform record's planning ASIC, labelled as such.
+    The queue share and MAC/PHY allowance stay the platform record's (properties of its buffer model)."""
+    from netfab.capabilities import capabilities_for
+
+    planning = capabilities_for(tier.platform, tier.os_version).buffer
+    model = tier_switch_model(tier)
+    if model is None:
+        label = f"{planning.asic} (platform planning figure: no topology model named)"
+        return planning.model_copy(update={"asic": label}), "planning figure, no model named"
+    figure = model.buffer.shared_bytes or model.buffer.total_bytes
+    cell = model.buffer.cell_bytes
+    basis = "not public" if figure is None else ("declared" if figure.confidence == "declared" else "model")
+    update = {
+        "asic": model.asic_label,
+        "shared_bytes": figure.value if figure is not None else None,
+        "cell_bytes": cell.value if cell is not None else None,
+    }
+    return planning.model_copy(update=update), basis
+
+
+__all__ = ["DECLARED", "HardwareOverride", "SwitchModelName", "tier_buffer", "tier_switch_model"]

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from netfab.capabilities import Capabilities, capabilities_for
 from netfab.core.findings import Location
 from netfab.intent import Intent
+from netfab.intent.hardware import tier_buffer, tier_switch_model
 from netfab.intent.topology import SwitchTier
 from netfab.lint.fabric import DataPath, Role, switch_tiers
 
@@ -54,7 +55,15 @@ class PlatformGroup:
 
 
 def tier_capabilities(intent: Intent) -> dict[Role, Capabilities]:
-    return {role: capabilities_for(spec.platform, spec.os_version) for role, spec in switch_tiers(intent)}
+    """Each tier's capabilities, with `buffer` the tier's switch model's (netfab.intent.hardware.tier_buffer)
+    when it names one, so headroom and ECN rules rate against the real box, not the planning ASIC."""
+    out: dict[Role, Capabilities] = {}
+    for role, spec in switch_tiers(intent):
+        caps = capabilities_for(spec.platform, spec.os_version)
+        if tier_switch_model(spec) is not None:
+            caps = caps.model_copy(update={"buffer": tier_buffer(spec)[0]})
+        out[role] = caps
+    return out
 
 
 @dataclass(frozen=True)

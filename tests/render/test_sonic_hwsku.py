@@ -6,38 +6,24 @@ from __future__ import annotations
 import json
 
 import pytest
-import yaml
+from hw_helpers import plan_of, primary, rail
 
-from netfab.design import FabricPlan, design
-from netfab.lint import lint_paths
+from netfab.design import FabricPlan
 from netfab.platforms.catalogue import switch_model
-from netfab.render import render_device
 
-INTENT = {
-    "version": 1,
-    "fabric": {"name": "hwsku"},
-    "topology": {
-        "style": "rail_optimized",
-        "scalable_units": 1,
-        "servers_per_su": 4,
-        "leaf": {"platform": "sonic", "model": "sonic-mellanox-sn5600-o128", "ports": 64, "uplinks": 4},
-        "spine": {"platform": "sonic", "model": "sonic-arista-7060x6-64pe-o128s2", "count": 2, "ports": 64},
-    },
-}
+INTENT = rail(
+    {"platform": "sonic", "model": "sonic-mellanox-sn5600-o128", "ports": 64, "uplinks": 4},
+    {"platform": "sonic", "model": "sonic-arista-7060x6-64pe-o128s2", "count": 2, "ports": 64},
+)
 
 
 @pytest.fixture(scope="module")
 def plan(tmp_path_factory: pytest.TempPathFactory) -> FabricPlan:
-    path = tmp_path_factory.mktemp("hwsku") / "intent.yaml"
-    path.write_text(yaml.safe_dump(INTENT), encoding="utf-8")
-    result = lint_paths([path])
-    assert result.intent is not None and not result.findings, [f.message for f in result.findings]
-    return design(result.intent, str(path))
+    return plan_of(INTENT, tmp_path_factory.mktemp("hwsku"))
 
 
 def _ports(plan: FabricPlan, device: str) -> dict[str, dict[str, str]]:
-    text = next(t for p, t in render_device(plan.devices[device]).items() if p.endswith(".json"))
-    ports: dict[str, dict[str, str]] = json.loads(text)["PORT"]
+    ports: dict[str, dict[str, str]] = json.loads(primary(plan, device))["PORT"]
     return ports
 
 
