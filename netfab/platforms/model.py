@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from netfab.capabilities.model import CapabilityData, Gate
 from netfab.capabilities.version import NosVersion, at_least, parse_version
-from netfab.platforms.hardware import SwitchModel
+from netfab.platforms.hardware import Architecture, SwitchModel
 
 PLATFORM_NAME = r"^[a-z][a-z0-9_]{1,40}$"
 _MODULE = r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$"
@@ -213,6 +213,17 @@ class Health(_Frozen):
         return value
 
 
+class HardwareRules(_Frozen):
+    """What this NOS renders differently per ASIC architecture of the tier's switch model."""
+
+    default_architecture: Architecture | None = None
+    """The architecture whose grammar is rendered when the tier names no model (a documented default);
+    None = the NOS's output does not depend on it."""
+    only_on: dict[str, tuple[Architecture, ...]] = {}
+    """Intent features (capability paths, 'hash_fields.rocev2_dest_qp') this NOS renders only on these
+    architectures; lint (MODEL004) refuses them elsewhere, as the templates do."""
+
+
 class PlatformSpec(_Frozen):
     """netfab/platforms/<name>/platform.yaml."""
 
@@ -236,6 +247,7 @@ class PlatformSpec(_Frozen):
     lab: Lab = Lab()
     health: Health | None = None
     """Counter sources for `netfab health`; None = the platform cannot be health-checked yet."""
+    hardware: HardwareRules = HardwareRules()
     switch_models: tuple[SwitchModel, ...] = ()
     """Hardware this NOS runs on: the catalogue entries (netfab/platforms/models/) whose `platforms` name
     this record. Attached by the registry when it loads; a record file does not list them."""

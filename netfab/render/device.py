@@ -19,6 +19,7 @@ def render_device(device: DevicePlan) -> dict[str, str]:
         "data": release_data(device.platform, device.os_version),
         "caps": capabilities_for(device.platform, device.os_version),
         "naming": spec.naming,
+        "hardware": spec.hardware,
     }
     out: dict[str, str] = {}
     for output in spec.outputs:

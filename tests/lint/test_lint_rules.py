@@ -38,6 +38,7 @@ WD = ("qos", "pfc", "watchdog")
 
 # fmt: off
 SN5600_SKU = "sonic-mellanox-sn5600-o128"
+QP_FIELDS = ["src_ip", "dst_ip", "ip_protocol", "src_port", "dst_port", "rocev2_dest_qp"]
 
 CASES: list[tuple[str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
     # --- QoS ---
@@ -244,6 +245,14 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
      {"topology": {"spine": {"model": "sonic-mellanox-sn5600-o128", "ports": 128}}}),
     ("MODEL003", RAIL, {"topology": {"leaf": {"hardware": {"ports": 16, "max_speed": "800G"}}}},
      {"topology": {"leaf": {"hardware": {"ports": 16, "max_speed": "800G", "breakouts": ["2x400G"]}}}}),
+    ("MODEL004", RAIL, {"topology": {"leaf": {"platform": "arista_eos", "os_version": "4.33.1F",
+                                             "model": "arista-7060x6-64pe"}},
+                        "load_balancing": {"hash_fields": QP_FIELDS}},
+     {"topology": {"leaf": {"platform": "arista_eos", "os_version": "4.33.1F", "model": "arista-7808r3"}},
+      "load_balancing": {"hash_fields": QP_FIELDS}}),
+    ("MODEL004", RAIL, {"topology": {"leaf": {"platform": "arista_eos", "os_version": "4.33.1F"}},
+                        "load_balancing": {"hash_fields": QP_FIELDS}},
+     {"topology": {"leaf": {"platform": "arista_eos", "os_version": "4.33.1F"}}}),
     ("MODEL003", RAIL, {"topology": {"servers": {"nic_speed": "200G"}, "leaf": {"model": SN5600_SKU}}},
      {"topology": {"leaf": {"model": SN5600_SKU}}}),
 ]

@@ -14,6 +14,7 @@ from netfab.lint.context import LintContext
 from netfab.lint.fabric import Role, switch_tiers
 from netfab.lint.rule import Rule
 from netfab.lint.rules._words import speed
+from netfab.platforms import platform_spec
 from netfab.platforms.catalogue import catalogue, models_for
 from netfab.platforms.hardware import SwitchModel
 
@@ -155,4 +156,59 @@ class SpeedNotOnModel(Rule):
                 yield self.finding(ctx, ("topology", role, "model"), msg)
 
 
-RULES: tuple[type[Rule], ...] = (ModelPlatformMismatch, PortBudgetExceedsModel, SpeedNotOnModel)
+class FeatureNeedsArchitecture(Rule):
+    """The intent asks a tier for a feature its NOS renders only on another ASIC architecture.
+
+    On EOS, hashing on the RoCEv2 destination QP is the `load-balance sand` UDP-payload profile: it exists
+    on Sand (Jericho) boxes only. The platform record lists such features (`hardware.only_on`); the tier's
+    switch model says what the box is, and with no model named the record's documented default applies.
+
+    ```yaml
+    # bad: a Tomahawk box asked to hash on the QP
+    topology: {leaf: {platform: arista_eos, model: arista-7060x6-64pe}}
+    load_balancing: {hash_fields: [src_ip, dst_ip, src_port, dst_port, rocev2_dest_qp]}
+    # fixed: a Sand (Jericho) box, or drop rocev2_dest_qp
+    topology: {leaf: {platform: arista_eos, model: arista-7808r3}}
+    ```
+    """
+
+    id = "MODEL004"
+    severity = Severity.ERROR
+    title = "Feature needs another ASIC architecture"
+    hint = "name a switch model of the needed architecture, or drop the feature"
+
+    def check(self, ctx: LintContext) -> Iterator[Finding]:
+        fields = {str(f) for f in ctx.intent.load_balancing.hash_fields}
+        for role, tier in switch_tiers(ctx.intent):
+            rules = platform_spec(str(tier.platform)).hardware
+            model = tier_switch_model(tier)
+            if model is not None:
+                arch = model.asic.architecture.value if model.asic.architecture is not None else None
+                what = f"{model.title} is {arch or 'of undeclared architecture'}"
+            else:
+                arch = rules.default_architecture
+                what = f"no model is named ({tier.platform} then renders its {arch} default)"
+            for feature, allowed in rules.only_on.items():
+                group, _, name = feature.partition(".")
+                if group != "hash_fields" or name not in fields or arch in allowed:
+                    continue
+                msg = f"{role}: {name} on {tier.platform} needs a {' or '.join(allowed)} box, and {what}"
+                fitting = [m.name for m in models_for(str(tier.platform)) if _arch(m) in allowed]
+                hint = (
+                    f"name a {' or '.join(allowed)} model in topology.{role}.model (e.g. "
+                    f"{', '.join(fitting) or 'none listed'}), set topology.{role}.hardware.architecture, or remove "
+                    f"{name} from load_balancing.hash_fields"
+                )
+                yield self.finding(ctx, ("load_balancing", "hash_fields"), msg, hint=hint, related=[("topology", role)])
+
+
+def _arch(model: SwitchModel) -> str | None:
+    return model.asic.architecture.value if model.asic.architecture is not None else None
+
+
+RULES: tuple[type[Rule], ...] = (
+    ModelPlatformMismatch,
+    PortBudgetExceedsModel,
+    SpeedNotOnModel,
+    FeatureNeedsArchitecture,
+)
