@@ -128,6 +128,10 @@ class CapabilityData(_Frozen, Generic[G]):
     packet_spraying: G = False
     commit_confirm: bool = False
     max_ecmp_paths: int = Field(ge=1)
+    max_mtu: int | None = Field(default=None, ge=1280)
+    """The largest interface `mtu` the CLI takes; the intent's fabric MTU (an L3 MTU, 9216 by default) is
+    rendered as this where it is larger (EOS: 9214 is its maximum and carries the same jumbo frames); None = no
+    lower cap than the intent's."""
     buffer: BufferData
     packet_spraying_speeds: tuple[int, ...] | None = None
     """Port speeds (Gb/s) packet spraying works at, where it is built on adaptive routing; None = any."""
@@ -157,7 +161,7 @@ class CapabilityData(_Frozen, Generic[G]):
     """An ECN queue-averaging weight other than 0 can be configured."""
     ecn_fill_level_of: Bytes | None = None
     """Where ECN thresholds are fill levels (percent_fill): the queue buffer Kmin/Kmax bytes are a percent of,
-    rounded up, and they must give Kmin < Kmax <= 100 %."""
+    rounded up, and they must give Kmin < Kmax < 100 % (Juniper: never a last fill level of 100 %)."""
     unclassified_dscp_needs_class: bool = False
     """DSCPs no class lists go to the default class's queue (queue 0 without one), which must have a class."""
     reasons: dict[str, str] = {}

@@ -11,6 +11,7 @@ from __future__ import annotations
 import inspect
 from typing import Any, ClassVar
 
+from netfab.capabilities import capabilities_for
 from netfab.core.findings import Finding, RuleInfo, Severity, Status
 from netfab.deploy.drivers.protocol import ReadsQosState, ReadsRouteEcmpWidth
 from netfab.design.plan import DevicePlan, FabricPlan
@@ -92,8 +93,11 @@ class InterfacesUp(Check):
 
     def run(self, dev: DevicePlan, conn: Any, plan: FabricPlan) -> list[CheckResult]:
         interfaces = conn.get_interfaces()
+        # The MTU the platform was configured with: the plan's, capped at the CLI's maximum (EOS 9214).
+        cap = capabilities_for(dev.platform, dev.os_version).max_mtu
         out = []
         for i in dev.interfaces:
+            mtu = min(i.mtu, cap) if cap else i.mtu
             got = interfaces.get(i.name)
             if got is None:
                 out.append(
@@ -101,14 +105,12 @@ class InterfacesUp(Check):
                 )
             elif not got.get("is_up"):
                 out.append(self.result(dev, "fail", f"{i.name} (to {i.peer_device}) is down", "up", "down"))
-            elif int(got.get("mtu", 0)) != i.mtu:
+            elif int(got.get("mtu", 0)) != mtu:
                 out.append(
-                    self.result(
-                        dev, "fail", f"{i.name} MTU is {got.get('mtu')}, intended {i.mtu}", i.mtu, got.get("mtu")
-                    )
+                    self.result(dev, "fail", f"{i.name} MTU is {got.get('mtu')}, intended {mtu}", mtu, got.get("mtu"))
                 )
             else:
-                out.append(self.result(dev, "pass", f"{i.name} up, MTU {i.mtu}"))
+                out.append(self.result(dev, "pass", f"{i.name} up, MTU {mtu}"))
         return out
 
 

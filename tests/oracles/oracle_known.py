@@ -37,22 +37,7 @@ def _examples(*names: str) -> Callable[[Cell], bool]:
 
 
 DEFECTS: tuple[Defect, ...] = (
-    Defect(
-        "rdma-bth-hash",
-        "sonic-yang",
-        re.compile(r"ecmp_hash_ipv4_rdma|ecmp_hash_ipv6_rdma|RDMA_BTH_DEST_QP"),
-        "SWITCH_HASH|GLOBAL ecmp_hash_*_rdma / RDMA_BTH_DEST_QP exist only in open sonic-buildimage PR #27335, in no "
-        "SONiC release (FIDELITY_REVIEW: refuse RDMA-BTH hashing)",
-        _examples("clos3-24k.yaml"),
-    ),
-    Defect(
-        "ars-tables",
-        "sonic-yang",
-        re.compile(r"^ARS_\w+: table has no YANG model"),
-        "ARS_PROFILE/ARS_INTERFACE/ARS_OBJECT have no model in any SONiC release (sonic-ars.yang is open PR #22264): "
-        "GCU refuses them (FIDELITY_REVIEW: refuse ARS)",
-        _examples("rail-4su.yaml"),
-    ),
+    # rdma-bth-hash and ars-tables were fixed by rel (SONiC refuses RDMA-BTH hashing and ARS: in no release).
 )
 
 

@@ -51,7 +51,15 @@ ALLOW: dict[str, tuple[str, set[str] | Callable[[str], bool]]] = {
     # sonic-port-qos-map.yang
     "PORT_QOS_MAP": (
         _PORT,
-        {"dscp_to_tc_map", "dot1p_to_tc_map", "tc_to_queue_map", "tc_to_pg_map", "pfc_to_queue_map", "pfc_enable"},
+        {
+            "dscp_to_tc_map",
+            "dot1p_to_tc_map",
+            "tc_to_queue_map",
+            "tc_to_pg_map",
+            "pfc_to_queue_map",
+            "pfc_enable",
+            "pfcwd_sw_enable",
+        },
     ),
     # sonic-scheduler.yang, sonic-queue.yang (key ifname|qindex), sonic-wred-profile.yang
     "SCHEDULER": (r"scheduler\.[0-7]", {"type", "weight"}),
@@ -63,18 +71,25 @@ ALLOW: dict[str, tuple[str, set[str] | Callable[[str], bool]]] = {
     # sonic-cable-length.yang (rows: port -> "<n>m"), sonic-buffer-pg.yang (key port|pg_num)
     "CABLE_LENGTH": (_MAP, lambda f: re.fullmatch(_PORT, f) is not None),
     "BUFFER_PG": (_PORT + r"\|[0-7]", {"profile"}),
+    # sonic-buffer-pool.yang, sonic-buffer-profile.yang, sonic-buffer-queue.yang, the port profile lists,
+    # sonic-default-lossless-buffer-parameter.yang, sonic-lossless-traffic-pattern.yang
+    "BUFFER_POOL": (r"(ingress|egress)_loss(less|y)_pool", {"type", "mode"}),
+    "BUFFER_PROFILE": (r"\w+_profile", {"pool", "size", "dynamic_th"}),
+    "BUFFER_QUEUE": (_PORT + r"\|[0-7]", {"profile"}),
+    "BUFFER_PORT_INGRESS_PROFILE_LIST": (_PORT, {"profile_list"}),
+    "BUFFER_PORT_EGRESS_PROFILE_LIST": (_PORT, {"profile_list"}),
+    "DEFAULT_LOSSLESS_BUFFER_PARAMETER": (_MAP, {"default_dynamic_th"}),
+    "LOSSLESS_TRAFFIC_PATTERN": (_MAP, {"mtu", "small_packet_percentage"}),
     # sonic-pfcwd.yang
     "PFC_WD": (_PORT + "|GLOBAL", {"action", "detection_time", "restoration_time", "POLL_INTERVAL"}),
     # sonic-hash.yang
-    "SWITCH_HASH": (r"GLOBAL", {"ecmp_hash", "ecmp_hash_ipv4_rdma"}),
-    # sonic-ars.yang (revision 2025-10-30)
-    "ARS_PROFILE": (r"netfab", {"algorithm", "ars_nhg_path_selector_mode", "default_ars_object", "ipv4_enable"}),
-    "ARS_OBJECT": (r"netfab_ars", {"assign_mode"}),
-    "ARS_INTERFACE": (_PORT, set()),
+    # sonic-hash.yang (ecmp_hash_ipv4_rdma and the ARS_* tables are in no release: refused, see below)
+    "SWITCH_HASH": (r"GLOBAL", {"ecmp_hash"}),
     # sonic-bgp-neighbor.yang BGP_NEIGHBOR_TEMPLATE_LIST (grouping sonic-bgp-cmn-neigh)
     "BGP_NEIGHBOR": (r"\d+\.\d+\.\d+\.\d+", {"admin_status", "asn", "local_addr", "name"}),
 }
-PORT_KEYED = ("PORT_QOS_MAP", "QUEUE", "BUFFER_PG", "PFC_WD", "INTERFACE", "ARS_INTERFACE")
+PORT_KEYED = ("PORT_QOS_MAP", "QUEUE", "BUFFER_PG", "BUFFER_QUEUE", "PFC_WD", "INTERFACE")
+NO_BTH = {"hash_fields": ["src_ip", "dst_ip", "ip_protocol", "src_port", "dst_port"], "adaptive_routing": False}
 
 
 def fabric(addressing: str = "unnumbered", **overrides: Any) -> FabricPlan:
@@ -155,9 +170,8 @@ def test_valid_sorted_strings_and_schema(addressing: str) -> None:
 
 
 def test_schema_with_every_optional_table() -> None:
-    # clos3 adds RDMA hashing; adaptive routing adds ARS; PCP trust swaps the DSCP map for DOT1P.
-    lb = {"hash_fields": ["src_ip", "dst_ip", "src_port", "dst_port", "rocev2_dest_qp"], "adaptive_routing": True}
-    for dev in (fabric(load_balancing=lb).devices["spine1"], fabric(qos__trust="pcp").devices["leaf1"]):
+    # PCP trust swaps the DSCP map for DOT1P; no watchdog drops PFC_WD and pfcwd_sw_enable.
+    for dev in (fabric(qos__trust="pcp").devices["leaf1"], fabric(qos__pfc={"watchdog": None}).devices["spine1"]):
         assert_schema(config_db(dev))
 
 
@@ -196,7 +210,8 @@ def test_device_metadata(lab: FabricPlan) -> None:
         assert meta == {
             "hostname": dev.name,
             "bgp_asn": str(dev.asn),
-            "type": {"leaf": "LeafRouter", "spine": "SpineRouter"}[dev.role],
+            # SON-7: the server-facing tier is SONiC's ToRRouter (T0), the next LeafRouter (T1)
+            "type": {"leaf": "ToRRouter", "spine": "LeafRouter"}[dev.role],
             "buffer_model": "dynamic",
             "default_pfcwd_status": "disable",
             "docker_routing_config_mode": "split-unified",
@@ -261,12 +276,16 @@ def test_scheduler_and_ecn_bytes(lab: FabricPlan) -> None:
 
 
 def test_pfc_buffers_and_watchdog_in_ms() -> None:
-    leaf = fabric_for(PLATFORM, "rail-4su.yaml").devices_of("leaf")[0]
+    leaf = fabric_for(PLATFORM, "rail-4su.yaml", load_balancing=NO_BTH).devices_of("leaf")[0]
     db = config_db(leaf)
     assert db["PFC_WD"]["GLOBAL"] == {"POLL_INTERVAL": "100"}
     for i in leaf.interfaces:
         assert db["PFC_WD"][i.name] == {"action": "drop", "detection_time": "200", "restoration_time": "400"}
+        # SON-3: the watchdog watches the lossless queue
+        assert db["PORT_QOS_MAP"][i.name]["pfcwd_sw_enable"] == "3"
         assert db["BUFFER_PG"][f"{i.name}|3"] == {"profile": "NULL"}
+        # SON-4: PG 0 (the lossy TCs, CNP included) keeps its lossy profile
+        assert db["BUFFER_PG"][f"{i.name}|0"] == {"profile": "ingress_lossy_profile"}
         assert db["CABLE_LENGTH"]["AZURE"][i.name] == f"{math.ceil(i.cable_m)}m"
     lengths = set(db["CABLE_LENGTH"]["AZURE"].values())
     assert lengths == {"5m", "50m"}, "per-port cable lengths: host 5 m, uplinks 50 m"
@@ -282,7 +301,9 @@ def test_lossy_port_gets_no_pfc(lab: FabricPlan) -> None:
         lossy.lossless = True
     assert "pfc_enable" not in db["PORT_QOS_MAP"][lossy.name]
     assert lossy.name not in db["PFC_WD"] and lossy.name not in db["CABLE_LENGTH"]["AZURE"]
-    assert not [k for k in db["BUFFER_PG"] if k.startswith(lossy.name + "|")]
+    assert [k for k in db["BUFFER_PG"] if k.startswith(lossy.name + "|")] == [f"{lossy.name}|0"]
+    assert "pfcwd_sw_enable" not in db["PORT_QOS_MAP"][lossy.name]
+    assert db["BUFFER_QUEUE"][f"{lossy.name}|3"] == {"profile": "q_lossy_profile"}
     assert all(db["PORT_QOS_MAP"][i.name]["pfc_enable"] == "3" for i in dev.interfaces[1:])
 
 
@@ -301,26 +322,47 @@ def test_switch_hash(lab: FabricPlan) -> None:
     }
 
 
-def test_rdma_qp_hash_on_clos3() -> None:
+def test_rdma_bth_hash_refused_with_the_reason() -> None:
+    # RDMA_BTH_* hashing is in no SONiC release's YANG (open sonic-buildimage PR #27335): refused, not rendered.
     plan = fabric_for(PLATFORM, "clos3-24k.yaml")
-    superspine = plan.devices_of("superspine")[0]
-    db = config_db(superspine)
-    generic = ["SRC_IP", "DST_IP", "IP_PROTOCOL", "L4_SRC_PORT", "L4_DST_PORT"]
-    assert db["SWITCH_HASH"]["GLOBAL"] == {"ecmp_hash": generic, "ecmp_hash_ipv4_rdma": [*generic, "RDMA_BTH_DEST_QP"]}
-    assert db["DEVICE_METADATA"]["localhost"]["type"] == "UpperSpineRouter"
-    assert_schema(db)
+    with pytest.raises(UnsupportedFeature, match=r"no SONiC release.*#27335"):
+        config_db(plan.devices_of("superspine")[0])
 
 
-@pytest.mark.parametrize(
-    ("knob", "mode"), [("adaptive_routing", "per_flowlet_quality"), ("packet_spraying", "per_packet_quality")]
-)
-def test_ars_tables(knob: str, mode: str) -> None:
+def test_each_tier_has_its_own_hash_seed_type() -> None:
+    # SON-5: orchagent's switch.json.j2 seeds by substring of DEVICE_METADATA.type (ToRRouter 0, LeafRouter 10,
+    # SpineRouter 25 - "SpineRouter" also matches UpperSpineRouter): the three tiers get three seeds.
+    plan = fabric_for(PLATFORM, "clos3-24k.yaml", load_balancing=NO_BTH)
+    types = {role: config_db(plan.devices_of(role)[0])["DEVICE_METADATA"]["localhost"]["type"]
+             for role in ("leaf", "spine", "superspine")}  # fmt: skip
+    assert types == {"leaf": "ToRRouter", "spine": "LeafRouter", "superspine": "SpineRouter"}
+    seed = {"ToRRouter": 0, "LeafRouter": 10, "SpineRouter": 25}  # the template's first match wins
+    assert len({seed[next(k for k in seed if k in t)] for t in types.values()}) == 3
+
+
+@pytest.mark.parametrize("knob", ["adaptive_routing", "packet_spraying"])
+def test_ars_refused_with_the_reason(knob: str) -> None:
+    # The ARS tables are in no SONiC release (sonic-ars.yang is open sonic-buildimage PR #22264).
     lb = {"hash_fields": ["src_ip", "dst_ip", "ip_protocol", "src_port", "dst_port"], knob: True}
-    leaf = fabric(load_balancing=lb).devices["leaf1"]
-    db = config_db(leaf)
-    assert db["ARS_OBJECT"] == {"netfab_ars": {"assign_mode": mode}}
-    assert db["ARS_PROFILE"]["netfab"]["default_ars_object"] == "netfab_ars"
-    assert set(db["ARS_INTERFACE"]) == {i.name for i in leaf.interfaces if i.role != "host"}
+    with pytest.raises(UnsupportedFeature, match=r"no SONiC release.*#22264"):
+        config_db(fabric(load_balancing=lb).devices["leaf1"])
+
+
+def test_dynamic_buffer_model_tables(lab: FabricPlan) -> None:
+    # The lossless buffer model SONiC's dynamic headroom calculation needs (FIDELITY_REVIEW: no lossless PG
+    # ever got headroom without the pools, profiles, profile lists and the two parameter tables).
+    db = config_db(lab.devices["leaf1"])
+    assert db["DEVICE_METADATA"]["localhost"]["buffer_model"] == "dynamic"
+    assert set(db["BUFFER_POOL"]) == {"ingress_lossless_pool", "egress_lossless_pool", "egress_lossy_pool"}
+    for row in db["BUFFER_PROFILE"].values():
+        assert row["pool"] in db["BUFFER_POOL"]
+    for table in ("BUFFER_PG", "BUFFER_QUEUE"):
+        assert {r["profile"] for r in db[table].values()} - {"NULL"} <= set(db["BUFFER_PROFILE"])
+    for table in ("BUFFER_PORT_INGRESS_PROFILE_LIST", "BUFFER_PORT_EGRESS_PROFILE_LIST"):
+        assert set(db[table]) == set(db["PORT"])
+        assert all(set(r["profile_list"]) <= set(db["BUFFER_PROFILE"]) for r in db[table].values())
+    assert db["DEFAULT_LOSSLESS_BUFFER_PARAMETER"]["AZURE"]["default_dynamic_th"] == "0"
+    assert set(db["LOSSLESS_TRAFFIC_PATTERN"]["AZURE"]) == {"mtu", "small_packet_percentage"}
 
 
 @pytest.mark.parametrize(
@@ -407,7 +449,7 @@ def test_vtysh_dryrun_can_fail(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_every_clos3_device_renders() -> None:
     """All 1,692 SONiC configs (config_db.json + frr.conf) render; their speed is measured in bench/build_bench.py."""
-    devices = list(fabric_for(PLATFORM, "clos3-24k.yaml").devices.values())
+    devices = list(fabric_for(PLATFORM, "clos3-24k.yaml", load_balancing=NO_BTH).devices.values())
     assert len(devices) == 1692
     for dev in devices:
         render(dev)

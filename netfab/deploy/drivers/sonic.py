@@ -10,10 +10,14 @@ Config cycle ([C] = sonic-utilities config/main.py; [S] = secondary material):
   rollback `config rollback <checkpoint>` (+ the FRR restore below), then `config save -y`               [C]
 Privileged commands run under `sudo -n` (the admin user needs NOPASSWD sudo).
 
-Target config: by default a table-scoped replace - every table present in the candidate replaces that table,
-tables the candidate does not mention are left alone (netfab renders the tables it manages, and a full
-replace would delete DEVICE_METADATA, MGMT_* ...). optional_args sonic_replace_scope: full makes the candidate
-the whole CONFIG_DB. load_merge_candidate() adds/changes keys and never removes any.
+Target config: by default a replace of what netfab owns, and nothing else (`owned_target`): rows the device
+shares with netfab (DEVICE_METADATA|localhost, PORT, PORT_QOS_MAP, ... in SHARED_FIELDS) get netfab's fields
+and keep the device's (hwsku, platform, mac, lanes, pfc_to_pg_map, a pool's size); other candidate rows replace
+the device's row; a device row the candidate lacks is removed only when it is keyed by a port or loopback the
+candidate renders, in a table the candidate renders (a PG of a port that became lossy, an old address). Tables
+the candidate does not mention, rows of other ports and unnamed fields are never touched. optional_args
+sonic_replace_scope: full makes the candidate the whole CONFIG_DB. load_merge_candidate() adds/changes keys and
+never removes any.
 
 FRR (`<name>.frr.conf`, extra method load_frr_candidate / load_companions): applied with frr-reload.py INSIDE
 the bgp container (`docker exec bgp ...`), the only place frr-reload and the daemons' vty sockets coexist;
@@ -99,9 +103,7 @@ class SonicDriver(_base.SSHDriverBase):
             return _deep_merge(running, self._candidate_db)
         if self._scope == "full":
             return copy.deepcopy(self._candidate_db)
-        target = copy.deepcopy(running)
-        target.update(copy.deepcopy(self._candidate_db))
-        return target
+        return owned_target(running, self._candidate_db)
 
     def _patch(self) -> list[dict[str, Any]]:
         if self._candidate_db is None:
@@ -266,6 +268,58 @@ class SonicDriver(_base.SSHDriverBase):
             iface["mtu"] = int(port.get("mtu", iface["mtu"]))
             iface["description"] = str(port.get("description", iface["description"]))
         return interfaces
+
+
+# Rows netfab shares with the device (FIDELITY_REVIEW SON-2): the fields netfab owns in them. A field listed
+# here that the candidate does not render is removed (a port that became lossy loses pfc_enable); every other
+# field is the device's (DEVICE_METADATA hwsku/platform/mac, PORT lanes/alias/index/fec, PORT_QOS_MAP
+# pfc_to_pg_map, BUFFER_POOL size). tests/deploy/test_sonic_ownership.py checks that every field the SONiC
+# templates render in these tables is listed.
+SHARED_FIELDS: dict[str, frozenset[str]] = {
+    "DEVICE_METADATA": frozenset(
+        {"hostname", "bgp_asn", "type", "buffer_model", "default_pfcwd_status", "docker_routing_config_mode"}
+    ),
+    "PORT": frozenset({"admin_status", "description", "mtu", "speed"}),
+    "PORT_QOS_MAP": frozenset(
+        {
+            "dscp_to_tc_map",
+            "dot1p_to_tc_map",
+            "tc_to_queue_map",
+            "tc_to_pg_map",
+            "pfc_to_queue_map",
+            "pfc_enable",
+            "pfcwd_sw_enable",
+        }
+    ),
+    "SWITCH_HASH": frozenset({"ecmp_hash", "ecmp_hash_ipv4_rdma"}),
+    "BUFFER_POOL": frozenset({"type", "mode"}),
+    "CABLE_LENGTH": frozenset(),  # fields are port names: set, never removed
+    "INTERFACE": frozenset({"ipv6_use_link_local_only"}),
+    "PFC_WD": frozenset({"action", "detection_time", "restoration_time", "POLL_INTERVAL"}),
+}
+# Port-keyed rows of these tables are never removed: the port itself, and its QoS binding, are the device's.
+_NEVER_REMOVED = frozenset({"PORT", "PORT_QOS_MAP"})
+
+
+def owned_target(running: Mapping[str, Any], candidate: Mapping[str, Any]) -> dict[str, Any]:
+    """The CONFIG_DB a replace deploy aims at: `running` with what netfab owns replaced by `candidate`."""
+    target = copy.deepcopy(dict(running))
+    names = set(candidate.get("PORT", {})) | {k.split("|")[0] for k in candidate.get("LOOPBACK_INTERFACE", {})}
+    for table, rows in candidate.items():
+        have = target.setdefault(table, {})
+        shared = SHARED_FIELDS.get(table)
+        for key, fields in rows.items():
+            if shared is not None and isinstance(have.get(key), dict) and isinstance(fields, dict):
+                row = {f: v for f, v in have[key].items() if f not in shared or f in fields}
+                row.update(copy.deepcopy(fields))
+                have[key] = row
+            else:
+                have[key] = copy.deepcopy(fields)
+        if table in _NEVER_REMOVED:
+            continue
+        for key in [k for k in have if k not in rows and k.split("|")[0] in names]:
+            del have[key]
+    return target
 
 
 def _routing_mode(db: Mapping[str, Any]) -> str:

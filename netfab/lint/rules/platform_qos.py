@@ -121,8 +121,9 @@ class EcnFillLevelOutOfRange(Rule):
     """ECN thresholds do not make valid fill levels on a platform that takes them in percent of a queue buffer.
 
     Junos drop profiles take Kmin/Kmax as fill levels; netfab converts bytes with the queue buffer in
-    the juniper_junos platform record (2,000,000 B), rounding up. Kmax beyond that buffer, or Kmin and Kmax in
-    the same percent, cannot be written.
+    the juniper_junos platform record (2,000,000 B), rounding up. Kmax at or beyond that buffer ("Do not
+    configure the last fill level as 100 percent", Juniper drop-profile docs), or Kmin and Kmax in the same
+    percent, cannot be written.
 
     ```yaml
     # bad on juniper_junos: 3 MB is 150 % of the queue buffer
@@ -135,7 +136,7 @@ class EcnFillLevelOutOfRange(Rule):
     id = "CAP018"
     severity = Severity.ERROR
     title = "ECN thresholds outside the platform's fill levels"
-    hint = "keep Kmax within the queue buffer and Kmin at least one percent of it below Kmax"
+    hint = "keep Kmax below the queue buffer (under 100 %) and Kmin at least one percent of it below Kmax"
 
     def check(self, ctx: LintContext) -> Iterator[Finding]:
         for i, tc in enumerate(ctx.intent.qos.classes):
@@ -147,14 +148,14 @@ class EcnFillLevelOutOfRange(Rule):
                 if buf is None:
                     continue
                 kmin_pct, kmax_pct = ceil(ecn.kmin * 100 / buf), ceil(ecn.kmax * 100 / buf)
-                if kmax_pct <= 100 and kmin_pct < kmax_pct:
+                if kmax_pct < 100 and kmin_pct < kmax_pct:
                     continue
                 msg = (
                     f"{klass(tc)} ECN Kmin/Kmax {size(ecn.kmin)}/{size(ecn.kmax)} are fill levels "
-                    f"{kmin_pct}/{kmax_pct} % on the {group.label}, which needs Kmin < Kmax <= 100 %"
+                    f"{kmin_pct}/{kmax_pct} % on the {group.label}, which needs Kmin < Kmax < 100 %"
                     f"{group.caps.why('ecn_fill_level')}"
                 )
-                path = class_path(i, "ecn", "kmax" if kmax_pct > 100 else "kmin")
+                path = class_path(i, "ecn", "kmax" if kmax_pct >= 100 else "kmin")
                 yield self.finding(ctx, path, msg, related=[group.path])
 
 
