@@ -45,14 +45,24 @@ STORM_PAUSE_SHARE = 0.2
 JOB_SIZES = (8, 64, 512, 4096)
 
 
+FIELDS = ("util", "tx_bps", "peak_tx_bps", "busy", "overlimit_rate", "pause_share", "pause_rx_rate",
+          "pause_tx_rate", "watermark", "ecn_marked", "errors", "lossless_drops", "rx_power")  # fmt: skip
+
+
 @dataclass(slots=True)
 class PortHealth:
-    """One port's window, for the report, the exposition and the picture."""
+    """One port's window, for the report, the exposition and the picture (values are read from the window's
+    signal arrays when asked for: a 640,000-port fleet does not need 640,000 dicts up front)."""
 
     meta: PortMeta
-    values: dict[str, float]
+    signals: Signals
+    row: int
     score: float
     slow_by: str = ""
+
+    @property
+    def values(self) -> dict[str, float]:
+        return {f: float(getattr(self.signals, f)[self.row]) for f in FIELDS}
 
     def as_dict(self) -> dict[str, object]:
         m = self.meta
@@ -141,14 +151,12 @@ def analyse(fleet: Fleet, samples: Sequence[dict[str, DeviceSample]], job_gpus: 
     stacked = np.vstack([scores[sg.name] for sg in SLOW_SIGNALS]) if keys else np.zeros((1, 0))
     combined = np.nanmax(np.where(np.isnan(stacked), -np.inf, stacked), axis=0)
     combined = np.where(np.isfinite(combined), combined, 0.0)
-    fields = ("util", "tx_bps", "peak_tx_bps", "busy", "overlimit_rate", "pause_share", "pause_rx_rate",
-              "pause_tx_rate", "watermark", "ecn_marked", "errors", "lossless_drops", "rx_power")  # fmt: skip
-    for i, m in enumerate(metas):
-        values = {f: float(getattr(sig, f)[i]) for f in fields}
-        ph = PortHealth(m, values, float(combined[i]))
-        ph.slow_by = _slow_by(sig, i, scores, busy_med, peak_med, s.values.shape[0])
-        report.ports.append(ph)
-    _port_issues(report, fleet, sig, metas, s.missing)
+    slow_by = _slow_by(sig, scores, busy_med, peak_med, s.values.shape[0])
+    report.ports = [
+        PortHealth(m, sig, i, score, why)
+        for i, (m, score, why) in enumerate(zip(metas, combined.tolist(), slow_by, strict=True))
+    ]
+    _port_issues(report, fleet, sig, metas, s.missing, groups)
     report.storms = _storms(fleet, sig, metas)
     report.tiers = _tiers(metas, sig, combined)
     report.straggler = _straggler(report, fleet, job_gpus)
@@ -158,21 +166,23 @@ def analyse(fleet: Fleet, samples: Sequence[dict[str, DeviceSample]], job_gpus: 
     return report
 
 
-def _slow_by(sig: Signals, i: int, scores: dict[str, Array], busy_med: Array, peak_med: Array, k: int) -> str:
-    if sig.up[i] != 1.0 and not np.isnan(sig.up[i]):
-        return ""
-    for sg in SLOW_SIGNALS:
-        x = float(getattr(sig, sg.name)[i])
-        if math.isnan(x) or x < sg.floor:
-            continue
-        if x >= sg.bad or scores[sg.name][i] >= Z_OUTLIER:
-            return sg.name
-    # Busy longer than its peers at a lower peak: the link drains slowly (needs >= 3 intervals to mean anything).
-    busy, peak = float(sig.busy[i]), float(sig.peak_tx_bps[i])
-    measured = k >= 4 and not math.isnan(busy) and busy_med[i] > 0 and peak_med[i] > 0
-    if measured and busy > 2 * busy_med[i] and peak < 0.5 * peak_med[i]:
-        return "busy_low_peak"
-    return ""
+def _slow_by(sig: Signals, scores: dict[str, Array], busy_med: Array, peak_med: Array, k: int) -> list[str]:
+    """Per port, the signal that makes it slow ('' when none), in SLOW_SIGNALS order; a down port is not slow."""
+    out = np.full(len(sig.up), "", dtype=object)
+    with np.errstate(invalid="ignore"):
+        undecided = ~((sig.up != 1.0) & ~np.isnan(sig.up))
+        for sg in SLOW_SIGNALS:
+            x = getattr(sig, sg.name)
+            hit = undecided & (x >= sg.floor) & ((x >= sg.bad) | (scores[sg.name] >= Z_OUTLIER))
+            out[hit] = sg.name
+            undecided &= ~hit
+        # Busy longer than its peers at a lower peak: the link drains slowly (needs >= 3 intervals to mean much).
+        if k >= 4:
+            hit = undecided & (busy_med > 0) & (peak_med > 0) & (sig.busy > 2 * busy_med)
+            hit &= sig.peak_tx_bps < 0.5 * peak_med
+            out[hit] = "busy_low_peak"
+    result: list[str] = out.tolist()
+    return result
 
 
 def _fmt(v: float, unit: str = "") -> str:
@@ -182,10 +192,20 @@ def _fmt(v: float, unit: str = "") -> str:
 
 
 def _port_issues(
-    report: HealthReport, fleet: Fleet, sig: Signals, metas: list[PortMeta], missing: dict[str, str]
+    report: HealthReport, fleet: Fleet, sig: Signals, metas: list[PortMeta], missing: dict[str, str], groups: list[int]
 ) -> None:
     labels = {sg.name: sg for sg in SLOW_SIGNALS}
-    for i, (ph, m) in enumerate(zip(report.ports, metas, strict=True)):
+    host = np.array([m.role == "host" for m in metas], dtype=bool)
+    slow = np.array([bool(p.slow_by) for p in report.ports], dtype=bool)
+    with np.errstate(invalid="ignore"):
+        congested = (sig.pause_share > 0.005) | (sig.pause_rx_rate > 0) | (sig.watermark > 16_384)
+        ecn = (sig.ecn_marked > 0) if not fleet.dcqcn else (congested & (sig.ecn_marked == 0))
+        ecn |= host & (sig.roce_ecn_marked > 0) & (sig.cnp_sent == 0)
+        worth = slow | (sig.up == 0) | (sig.errors > 0) | (sig.fec_uncorrectable > 0) | (sig.flaps > 0)
+        worth |= (sig.lossless_drops > 0) | (sig.watchdog > 0) | ecn
+    # Only the ports with something to say are looked at one by one: a fleet is mostly healthy.
+    for i in np.flatnonzero(worth).tolist():
+        ph, m = report.ports[i], metas[i]
         if m.device in missing:
             continue
         if ph.slow_by:
@@ -238,14 +258,18 @@ def _port_issues(
                 Issue("HEALTH-ECN", m, f"{m.port}: {int(sig.roce_ecn_marked[i]):,} CE-marked RoCE packets received but "
                       "no CNP sent (DCQCN's notification point is off)", group="marks without CNPs")
             )  # fmt: skip
-    _optics(report, sig, metas, missing)
+    _optics(report, sig, metas, missing, groups)
 
 
-def _optics(report: HealthReport, sig: Signals, metas: list[PortMeta], missing: dict[str, str]) -> None:
-    groups = peer_groups(metas)
+def _optics(
+    report: HealthReport, sig: Signals, metas: list[PortMeta], missing: dict[str, str], groups: list[int]
+) -> None:
     low, med = robust_scores(-sig.rx_power, groups, 0.5)
     hot, tmed = robust_scores(sig.temperature, groups, 2.0)
-    for i, m in enumerate(metas):
+    with np.errstate(invalid="ignore"):
+        worth = (low >= Z_OUTLIER) | (hot >= Z_OUTLIER)
+    for i in np.flatnonzero(worth).tolist():
+        m = metas[i]
         if m.device in missing:
             continue
         if low[i] >= Z_OUTLIER and (-med[i]) - sig.rx_power[i] >= 2.0:

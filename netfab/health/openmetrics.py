@@ -33,6 +33,8 @@ _PORT_METRICS = (
 
 
 def _escape(value: str) -> str:
+    if "\\" not in value and '"' not in value and "\n" not in value:
+        return value  # the usual case: device and port names need no escaping
     return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
 
 
@@ -51,21 +53,18 @@ def _labels(p: PortHealth) -> str:
     return ",".join(f'{k}="{_escape(v)}"' for k, v in pairs.items())
 
 
-def _value(v: float) -> str:
-    return repr(float(v)) if math.isfinite(v) else ""
-
-
 def exposition(report: HealthReport) -> str:
     lines: list[str] = []
+    labels = [_labels(p) for p in report.ports]
+    values = [p.values for p in report.ports]
     for name, help_text, field in _PORT_METRICS:
         lines += [f"# TYPE {name} gauge", f"# HELP {name} {help_text}"]
-        for p in report.ports:
-            v = p.score if field == "score" else p.values.get(field)
-            v = math.nan if v is None else v
-            if (text := _value(v)) != "":
-                lines.append(f"{name}{{{_labels(p)}}} {text}")
+        for p, lab, vals in zip(report.ports, labels, values, strict=True):
+            v = p.score if field == "score" else vals.get(field)
+            if v is not None and math.isfinite(v):
+                lines.append(f"{name}{{{lab}}} {float(v)!r}")
     lines += ["# TYPE netfab_port_slow gauge", "# HELP netfab_port_slow 1 when the port is named slow but up"]
-    lines += [f"netfab_port_slow{{{_labels(p)}}} {1 if p.slow_by else 0}" for p in report.ports]
+    lines += [f"netfab_port_slow{{{lab}}} {1 if p.slow_by else 0}" for p, lab in zip(report.ports, labels, strict=True)]
     odds = report.straggler.get("p_slow_step", {})
     if isinstance(odds, dict) and odds:
         lines += [

@@ -9,7 +9,7 @@ how much of the signal is worth a look at all.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -24,26 +24,18 @@ Z_OUTLIER = 3.5
 
 def peer_groups(meta: Sequence[PortMeta]) -> list[int]:
     """A group id per port; ports sharing (role, tier, direction, rail, plane), widened where too few."""
-    levels: list[Callable[[PortMeta], tuple[object, ...]]] = [
-        lambda m: (m.role, m.tier, m.direction, m.rail, m.plane),
-        lambda m: (m.role, m.tier, m.direction, m.plane),
-        lambda m: (m.role, m.tier, m.direction),
-    ]
-    counts: list[dict[object, int]] = [{} for _ in levels]
-    for m in meta:
-        for level, key in zip(counts, levels, strict=True):
-            k = key(m)
-            level[k] = level.get(k, 0) + 1
-    ids: dict[object, int] = {}
+    fine = [(m.role, m.tier, m.direction, m.rail, m.plane) for m in meta]
+    counts: list[dict[tuple[object, ...], int]] = [{}, {}, {}]
+    for key in fine:
+        for level, k in enumerate((key, (*key[:3], key[4]), key[:3])):
+            counts[level][k] = counts[level].get(k, 0) + 1
+    ids: dict[tuple[object, ...], int] = {}
     out = []
-    for m in meta:
-        chosen: object = None
-        for i, key in enumerate(levels):
-            k = key(m)
-            if counts[i][k] >= MIN_PEERS or i == len(levels) - 1:
-                chosen = (i, k)
+    for key in fine:
+        for level, k in enumerate((key, (*key[:3], key[4]), key[:3])):
+            if counts[level][k] >= MIN_PEERS or level == 2:
+                out.append(ids.setdefault((level, *k), len(ids)))
                 break
-        out.append(ids.setdefault(chosen, len(ids)))
     return out
 
 

@@ -50,33 +50,44 @@ class Series:
 
 
 def series(keys: Sequence[tuple[str, str]], samples: Sequence[dict[str, DeviceSample]]) -> Series:
-    names: dict[str, int] = {}
     row_of = {k: i for i, k in enumerate(keys)}
     by_device: dict[str, list[tuple[str, int]]] = {}
     for dev, port in keys:
         by_device.setdefault(dev, []).append((port, row_of[(dev, port)]))
-    for sample in samples:
-        for dev, s in sample.items():
-            for port, counters in s.ports.items():
-                if (dev, port) in row_of:
-                    for n in counters:
-                        if n not in names:
-                            names[n] = len(names)
-    values = np.full((len(samples), len(keys), len(names)), np.nan)
     at = np.full((len(samples), len(keys)), np.nan)
     missing: dict[str, str] = {}
+    # Pass 1: per sample and device, the ports grouped by counter layout (the ports of one device almost always
+    # report the same counters in the same order), so pass 2 is one block assignment per device, not per port.
+    blocks: list[tuple[int, tuple[str, ...], list[int], list[list[float]]]] = []
+    layouts: set[tuple[str, ...]] = set()
     for k, sample in enumerate(samples):
         for dev, rows in by_device.items():
             got = sample.get(dev)
             if got is None or got.error is not None:
                 missing.setdefault(dev, got.error if got is not None and got.error else "not read")
                 continue
+            at[k, [row for _, row in rows]] = got.at
+            mine: dict[tuple[str, ...], tuple[list[int], list[list[float]]]] = {}
             for port, row in rows:
-                at[k, row] = got.at
                 read = got.ports.get(port)
                 if read:
-                    cols = [names[n] for n in read]
-                    values[k, row, cols] = list(read.values())
+                    layout = tuple(read)
+                    block = mine.get(layout)
+                    if block is None:
+                        block = mine[layout] = ([], [])
+                    block[0].append(row)
+                    block[1].append(list(read.values()))
+            for layout, (block_rows, data) in mine.items():
+                layouts.add(layout)
+                blocks.append((k, layout, block_rows, data))
+    names: dict[str, int] = {}
+    for layout in sorted(layouts):
+        for n in layout:
+            names.setdefault(n, len(names))
+    values = np.full((len(samples), len(keys), len(names)), np.nan)
+    cols_of = {layout: [names[n] for n in layout] for layout in layouts}
+    for k, layout, block_rows, data in blocks:
+        values[k][np.ix_(block_rows, cols_of[layout])] = data
     return Series(list(keys), list(names), values, at, missing)
 
 
