@@ -149,3 +149,11 @@ def test_tier_model_applies_overrides_as_declared_figures() -> None:
         PortGroup(count=48, max_speed_gbps=400, cage="unlisted", source="intent", confidence="declared"),
     )
     assert unlisted.buffer.rating_bytes is None  # not declared: not invented
+
+
+def test_the_catalogue_covers_every_platform_with_real_models() -> None:
+    assert len(catalogue()) >= 12
+    for name in ("arista_eos", "nvidia_cumulus", "sonic", "cisco_nxos", "juniper_junos", "frr"):
+        assert platform_spec(name).switch_models, name
+    deep = {m.name for m in catalogue().values() if m.deep_buffer.value}
+    assert {"arista-7808r3", "juniper-ptx10008"} <= deep
