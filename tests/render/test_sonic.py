@@ -453,3 +453,15 @@ def test_every_clos3_device_renders() -> None:
     assert len(devices) == 1692
     for dev in devices:
         render(dev)
+
+
+def test_traditional_buffer_model_leaves_the_sku_tables() -> None:
+    # A Tomahawk 5 (strata) box: SONiC sizes its lossless PGs from the SKU's pg_profile_lookup.ini, so netfab
+    # writes the model and the cable lengths, and no pool/profile/PG names the SKU may not have.
+    model = "sonic-arista-7060x6-64pe-o128s2"
+    plan = fabric(topology__leaf__model=model, topology__spine__model=model,
+                  topology__leaf__ports=128, topology__spine__ports=128)  # fmt: skip
+    db = config_db(plan.devices_of("leaf")[0])
+    assert db["DEVICE_METADATA"]["localhost"]["buffer_model"] == "traditional"
+    assert not [t for t in db if t.startswith("BUFFER_") or t.endswith("_BUFFER_PARAMETER")]
+    assert db["CABLE_LENGTH"]["AZURE"] and db["PORT_QOS_MAP"][next(iter(db["PORT"]))]["pfc_enable"] == "3"
