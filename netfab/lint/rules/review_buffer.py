@@ -35,16 +35,23 @@ class SwitchBuffer:
 
 
 def switch_buffer(tier: Tier) -> SwitchBuffer:
-    """The tier's buffer: the platform record's planning figure for its ASIC family.
+    """The tier's buffer and its basis, from netfab.intent.hardware.tier_buffer (the one home for it): the named
+    switch model's figure, the intent's declared one, or the platform record's planning figure.
 
-    One home for the question, so reading the named switch model's buffer (hw's catalogue) changes only this.
+    A planning figure describes one fixed-box ASIC, so a tier with more ports than one ASIC has is not rated
+    against it; a named model whose buffer is not public is not rated either. Both say so in a note.
     """
-    buf = tier.caps.buffer
-    source = f"{buf.asic} planning figure from the {tier.caps.label} platform data"
-    if tier.spec.ports > SINGLE_ASIC_MAX_PORTS:
+    from netfab.intent.hardware import tier_buffer
+
+    buf, basis = tier_buffer(tier.spec)
+    source = f"{buf.asic}; basis: {basis}"
+    if basis == "not public":
+        return SwitchBuffer(None, source, f"the buffer of the {buf.asic} is not public")
+    planning = basis.startswith("planning")
+    if planning and buf.shared_bytes is not None and tier.spec.ports > SINGLE_ASIC_MAX_PORTS:
         why = (
-            f"{tier.spec.ports} ports is more than one ASIC has ({SINGLE_ASIC_MAX_PORTS}), so the {source} does not "
-            "describe this switch"
+            f"{tier.spec.ports} ports is more than one ASIC has ({SINGLE_ASIC_MAX_PORTS}), so the one-ASIC "
+            f"planning figure ({buf.asic}) does not describe this switch"
         )
         return SwitchBuffer(None, source, why)
     return SwitchBuffer(buf.shared_bytes, source)
@@ -100,9 +107,10 @@ class HeadroomExceedsBuffer(Rule):
     speed and MTU, or the explicit qos.buffers.headroom) x (lossless priorities). Past 100 % of the buffer the
     switch cannot hold the reservation at all; nothing is left for the shared pool that absorbs bursts. The
     usual cause is one long lossless hop: 10 km between sites at 400G is ~5 MB of headroom per port and
-    priority. The buffer is the figure the platform data has for the tier (its ASIC family), named in the
-    message; a platform without a switch ASIC (Linux) is not checked, and a tier with more ports than one ASIC
-    has (a modular chassis) gets a note instead of a rating against a one-ASIC figure.
+    priority. The buffer is the tier's switch model's (`topology.<tier>.model`, or declared under `hardware:`),
+    else the platform record's planning figure for its ASIC family; the message names which. A platform
+    without a switch ASIC (Linux) is not checked; a model whose buffer is not public, and a tier with more
+    ports than one ASIC has rated only against a one-ASIC planning figure, get a note instead of a rating.
 
     ```yaml
     # bad: a 10 km lossless leaf-spine hop at 400G
@@ -125,7 +133,7 @@ class HeadroomExceedsBuffer(Rule):
             buffer = switch_buffer(tier)
             if buffer.unknown:
                 msg = f"PFC headroom of a {tier.role} switch is not rated against a buffer: {buffer.unknown}"
-                hint = "name the tier's switch model so its buffer is known (nothing is wrong in the intent)"
+                hint = "name the tier's switch model (or declare hardware.buffer) so its buffer is known"
                 yield self.finding(ctx, (*tier.path, "ports"), msg, severity=Severity.INFO, hint=hint)
                 continue
             parts = headroom_reservations(ctx, tier.role)
