@@ -7,7 +7,8 @@ processes, median of -n runs, pinned to 2 cores (taskset) when there are more.
 (`git archive 5f2aa23 | tar -x -C /tmp/today`), so "before" and "after" print side by side from one command.
 
 Rows:
-  lint              `netfab lint INTENT` (with the plan rules, as CI runs it)
+  lint (cold)       `netfab lint --no-cache INTENT` (with the plan rules, as CI runs it on a changed intent)
+  lint (cached)     `netfab lint INTENT` again, unchanged: answered from the lint cache (a private one)
   build (empty)     `netfab build` into an empty output root
   rebuild (same)    `netfab build` again, nothing changed (target: <= 1 s, and nothing written)
   rebuild (1 knob)  `netfab build` after the PFC watchdog's detect time changed (every switch config changes,
@@ -92,8 +93,14 @@ def bench(checkout: Path, intent: Path, runs: int) -> dict[str, Row | str]:
     rows: dict[str, Row | str] = {}
     with tempfile.TemporaryDirectory(prefix="scale-bench-") as tmp:
         work = Path(tmp)
-        lint = [_run(checkout, "lint", str(intent)) for _ in range(runs)]
-        rows["lint"] = _row(lint)
+        cached = (checkout / "netfab" / "cli" / "lint_cache.py").is_file()  # older trees have no lint cache
+        no_cache = ["--no-cache"] if cached else []
+        cold = [_run(checkout, "lint", *no_cache, str(intent)) for _ in range(runs)]
+        rows["lint (cold)"] = _row(cold)
+        if cached:
+            os.environ["NETFAB_CACHE_DIR"] = str(work / "lint-cache")
+            _run(checkout, "lint", str(intent))  # fills the cache
+            rows["lint (cached)"] = _row([_run(checkout, "lint", str(intent)) for _ in range(runs)])
         out = work / "build"
         empty = []
         for _ in range(runs):

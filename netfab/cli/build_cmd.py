@@ -35,6 +35,11 @@ def build(
 
     Output is deterministic and written atomically: a failure leaves the previous build untouched.
     """
+    started = time.perf_counter()
+    partial = platform is not None or limit is not None
+    # First, before importing the renderer or the rules: is there anything to do at all?
+    inputs = None if partial else _unchanged_build(intent, out, strict, started)
+
     from netfab.cli.pipeline import err_console, load_plan
     from netfab.cli.progress import progress_bar
     from netfab.diff.changes import Explainer
@@ -47,9 +52,7 @@ def build(
     if platform is not None and platform not in choices:
         err_console.print(f"netfab build: unknown platform {platform!r}; choose from {', '.join(choices)}")
         raise typer.Exit(ExitCode.USAGE)
-    started = time.perf_counter()
     selection = BuildSelection(platform=platform, device_glob=limit)
-    inputs = None if selection.partial else _unchanged_build(intent, out, strict, started)
     loaded = load_plan(intent, strict=strict)
     plan = loaded.plan
     total = sum(selection.wants_device(d) for d in plan.devices.values()) + sum(
@@ -84,26 +87,29 @@ def build(
         err_console.print(render_text(changes_between(old, new, result.explained, plan)), end="")
 
 
-def _unchanged_build(intent: list[Path], out: Path, strict: bool, started: float) -> str:
+def _unchanged_build(intent: list[Path], out: Path, strict: bool, started: float) -> str | None:
     """The build's inputs digest; exits 0 right here, writing nothing, when out/<fabric>/ was built from exactly
-    these inputs and is intact (netfab.render.manifest explains what that covers)."""
-    from netfab.cli.pipeline import err_console
-    from netfab.lint import lint_source
+    these inputs and is intact (netfab.render.manifest explains what that covers). Same inputs, same netfab:
+    the lint and design that built that tree would give the same answer, so neither runs again."""
     from netfab.load import load_intent_source
-    from netfab.render.build import up_to_date
-    from netfab.render.manifest import inputs_digest
+    from netfab.render.manifest import inputs_digest, up_to_date
 
     source = load_intent_source(intent)
-    result = lint_source(source, strict=strict)
-    if result.intent is None or result.exit_code != ExitCode.OK:
-        return ""  # load_plan reports it
+    if source.unreadable:
+        return None  # load_plan reports it
+    fabric = source.data.get("fabric") if isinstance(source.data, dict) else None
+    name = fabric.get("name") if isinstance(fabric, dict) else None
     digest = inputs_digest(source.files, f"strict={strict}")
-    manifest = up_to_date(result.intent.fabric.name, out, digest)
+    if not isinstance(name, str) or not name:
+        return digest
+    manifest = up_to_date(name, out, digest)
     if manifest is None:
         return digest
+    from netfab.cli.pipeline import err_console
+
     elapsed = time.perf_counter() - started
     err_console.print(
-        f"{out / result.intent.fabric.name} is up to date: built from these inputs and unchanged since "
+        f"{out / name} is up to date: built from these inputs and unchanged since "
         f"({len(manifest.files):,} files, nothing written) in {elapsed:.2f} s"
     )
     raise typer.Exit(ExitCode.OK)

@@ -238,18 +238,6 @@ def _render_all(
     return [writer.result(), *_render_parallel(plan, devices, servers, writer, workers, progress)]
 
 
-def up_to_date(plan_name: str, out_root: Path, inputs: str) -> Manifest | None:
-    """The manifest of out_root/<fabric>/ when that tree was built from exactly `inputs` and every file in it is
-    still as written, i.e. a build would write the same bytes: then nothing needs rendering or writing."""
-    target = out_root / safe_relpath(plan_name).name
-    if target.is_symlink() or not target.is_dir():
-        return None
-    manifest = read_manifest(target)
-    if manifest is None or manifest.inputs != inputs or not manifest.intact(target):
-        return None
-    return manifest
-
-
 def _render_parallel(
     plan: FabricPlan,
     devices: list[DevicePlan],

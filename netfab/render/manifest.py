@@ -88,3 +88,20 @@ def inputs_digest(intent_files: Iterable[Path], options: str) -> str:
     from netfab.platforms import ENV_PATH
 
     return digest.inputs_digest(intent_files, f"netfab-build {FORMAT}\0{options}", os.environ.get(ENV_PATH, ""))
+
+
+def up_to_date(plan_name: str, out_root: Path, inputs: str) -> Manifest | None:
+    """The manifest of out_root/<fabric>/ when that tree was built from exactly `inputs` and every file in it is
+    still as written, i.e. a build would write the same bytes: then nothing needs rendering or writing."""
+    from netfab.render.writer import UnsafePath, safe_relpath
+
+    try:
+        target = out_root / safe_relpath(plan_name).name
+    except UnsafePath:
+        return None
+    if target.is_symlink() or not target.is_dir():
+        return None
+    manifest = read_manifest(target)
+    if manifest is None or manifest.inputs != inputs or not manifest.intact(target):
+        return None
+    return manifest
