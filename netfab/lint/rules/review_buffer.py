@@ -41,10 +41,13 @@ def switch_buffer(tier: Tier) -> SwitchBuffer:
     A planning figure describes one fixed-box ASIC, so a tier with more ports than one ASIC has is not rated
     against it; a named model whose buffer is not public is not rated either. Both say so in a note.
     """
+    from netfab.capabilities import capabilities_for
     from netfab.intent.hardware import tier_buffer
 
     buf, basis = tier_buffer(tier.spec)
     source = f"{buf.asic}; basis: {basis}"
+    if capabilities_for(tier.spec.platform, tier.spec.os_version).buffer.shared_bytes is None:
+        return SwitchBuffer(None, source)  # software forwarding (Linux): no ASIC buffer to rate, nothing to say
     if basis == "not public":
         return SwitchBuffer(None, source, f"the buffer of the {buf.asic} is not public")
     planning = basis.startswith("planning")
