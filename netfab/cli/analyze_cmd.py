@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from netfab.cli.options import Intent, check_lab_prefix
+from netfab.cli.options import Intent, NetworkSelect, check_lab_prefix
 from netfab.cli.report_options import FormatOption, OutputOption
 from netfab.core.exitcodes import ExitCode
 from netfab.report import ReportFormat
@@ -66,6 +66,7 @@ def analyze(
         envvar="NETFAB_STRICT",
         help="Treat warnings (lint's and the analysis's, e.g. a p99 tax over 25 %) as errors.",
     ),
+    network: NetworkSelect = None,
     # Not NETFAB_LAB: the lab check sends traffic through the lab and needs root, so it is asked for here only.
     lab: str | None = typer.Option(
         None,
@@ -134,7 +135,7 @@ def analyze(
     from netfab.core.findings import has_errors
     from netfab.core.fs import write_files
 
-    loaded = load_plan(intent, strict=strict)
+    loaded = load_plan(intent, strict=strict, network=network)
     plan = loaded.plan
     options = AnalyzeOptions(
         trials=trials,

@@ -23,6 +23,7 @@ from netfab.cli.options import (
     Inventory,
     LabTarget,
     Limit,
+    NetworkSelect,
     OptionalWorkers,
     RunsRoot,
     Strict,
@@ -91,6 +92,7 @@ def audit(
         None, "--jobs", "-j", min=1, metavar="N", help="CPU processes comparing configs (default: all cores)."
     ),
     strict: Strict = False,
+    network: NetworkSelect = None,
     confirm_timeout: int | None = typer.Option(
         None, "--confirm-timeout", min=1, help="Remediation confirm timer, seconds."
     ),
@@ -121,7 +123,7 @@ def audit(
 
     from netfab.cli.pipeline import err_console, load_plan
 
-    plan = load_plan(intent, strict=strict, lab=lab is not None).plan
+    plan = load_plan(intent, strict=strict, lab=lab is not None, network=network).plan
     names = [d for d in plan.devices if limit is None or fnmatchcase(d, limit)]
     if not names:
         raise _fail(f"--limit {limit!r} matches no device")

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import time
+from functools import partial
 from pathlib import Path
 
 import typer
 
-from netfab.cli.options import DEFAULT_BUILD, BuildLimit, Intent, Strict
+from netfab.cli.options import DEFAULT_BUILD, BuildLimit, Intent, NetworkSelect, Strict
 from netfab.core.exitcodes import ExitCode
 from netfab.core.validate import output_root, typer_callback
 
@@ -29,18 +30,20 @@ def build(
     ),
     limit: BuildLimit = None,
     strict: Strict = False,
+    network: NetworkSelect = None,
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
 ) -> None:
-    """Render every switch config, GPU server NIC script, the cabling plan and the Nornir inventory.
+    """Render every switch config, GPU server NIC script, the cabling plan and the Nornir inventory, for every
+    network of the cluster (the back end into OUT/<fabric>/, network N into OUT/<fabric>-N/).
 
     Output is deterministic and written atomically: a failure leaves the previous build untouched.
     """
     started = time.perf_counter()
-    partial = platform is not None or limit is not None
+    only_some = platform is not None or limit is not None
     # First, before importing the renderer or the rules: is there anything to do at all?
-    inputs = None if partial else _unchanged_build(intent, out, strict, started)
+    inputs = None if only_some else _unchanged_build(intent, out, strict, started, network)
 
-    from netfab.cli.pipeline import err_console, load_plan
+    from netfab.cli.pipeline import err_console, load_plans
     from netfab.cli.progress import progress_bar
     from netfab.diff.changes import Explainer
     from netfab.platforms import platform_names
@@ -53,41 +56,45 @@ def build(
         err_console.print(f"netfab build: unknown platform {platform!r}; choose from {', '.join(choices)}")
         raise typer.Exit(ExitCode.USAGE)
     selection = BuildSelection(platform=platform, device_glob=limit)
-    loaded = load_plan(intent, strict=strict)
-    plan = loaded.plan
-    total = sum(selection.wants_device(d) for d in plan.devices.values()) + sum(
-        selection.wants_server(s) for s in plan.servers
-    )
-    show = not quiet and err_console.is_terminal and total > 50
-    explain = Explainer({d.name: d.platform for d in plan.devices.values()})
-    try:
-        if show:
-            with progress_bar(err_console) as progress:
-                bar = progress.add_task("rendering", total=total)
-                result = run_build(
-                    plan, out, selection, progress=lambda n: progress.advance(bar, n), inputs=inputs, explain=explain
-                )
-        else:
-            result = run_build(plan, out, selection, inputs=inputs, explain=explain)
-    except UnsupportedFeature as exc:
-        err_console.print(f"netfab build: {exc}\nnothing was written; the previous build is unchanged.")
-        raise typer.Exit(ExitCode.FINDINGS) from None
-    elapsed = time.perf_counter() - started
-    err_console.print(
-        f"built {len(result.devices)} switches and {len(result.servers)} servers "
-        f"({result.files} files, {len(result.written)} written) into {result.out_dir} in {elapsed:.2f} s"
-    )
-    if result.previous is not None and result.manifest is not None:
-        from netfab.diff.summary import changes_between, render_text
+    loaded = load_plans(intent, strict=strict, networks=[network] if network else None)
+    for one in loaded:
+        plan = one.plan
+        total = sum(selection.wants_device(d) for d in plan.devices.values()) + sum(
+            selection.wants_server(s) for s in plan.servers
+        )
+        show = not quiet and err_console.is_terminal and total > 50
+        explain = Explainer({d.name: d.platform for d in plan.devices.values()})
+        try:
+            if show:
+                with progress_bar(err_console) as progress:
+                    bar = progress.add_task(f"rendering {one.network}", total=total)
+                    result = run_build(
+                        plan, out, selection, progress=partial(progress.advance, bar), inputs=inputs, explain=explain
+                    )
+            else:
+                result = run_build(plan, out, selection, inputs=inputs, explain=explain)
+        except UnsupportedFeature as exc:
+            # Networks already written stay written (each is its own atomic tree); this one is unchanged.
+            what = f"network {one.network}: " if len(loaded) > 1 else ""
+            err_console.print(f"netfab build: {what}{exc}\nnothing was written; the previous build is unchanged.")
+            raise typer.Exit(ExitCode.FINDINGS) from None
+        elapsed = time.perf_counter() - started
+        what = "" if len(loaded) == 1 else f"network {one.network}: "
+        err_console.print(
+            f"{what}built {len(result.devices)} switches and {len(result.servers)} servers "
+            f"({result.files} files, {len(result.written)} written) into {result.out_dir} in {elapsed:.2f} s"
+        )
+        if result.previous is not None and result.manifest is not None:
+            from netfab.diff.summary import changes_between, render_text
 
-        old = {f: r.digest for f, r in result.previous.files.items()}
-        new = {f: r.digest for f, r in result.manifest.files.items()}
-        if selection.partial:  # what this build did not regenerate is not a change it made
-            old = {f: d for f, d in old.items() if f in new}
-        err_console.print(render_text(changes_between(old, new, result.explained, plan)), end="")
+            old = {f: r.digest for f, r in result.previous.files.items()}
+            new = {f: r.digest for f, r in result.manifest.files.items()}
+            if selection.partial:  # what this build did not regenerate is not a change it made
+                old = {f: d for f, d in old.items() if f in new}
+            err_console.print(render_text(changes_between(old, new, result.explained, plan)), end="")
 
 
-def _unchanged_build(intent: list[Path], out: Path, strict: bool, started: float) -> str | None:
+def _unchanged_build(intent: list[Path], out: Path, strict: bool, started: float, network: str | None) -> str | None:
     """The build's inputs digest; exits 0 right here, writing nothing, when out/<fabric>/ was built from exactly
     these inputs and is intact (netfab.render.manifest explains what that covers). Same inputs, same netfab:
     the lint and design that built that tree would give the same answer, so neither runs again."""
@@ -102,15 +109,26 @@ def _unchanged_build(intent: list[Path], out: Path, strict: bool, started: float
     digest = inputs_digest(source.files, f"strict={strict}")
     if not isinstance(name, str) or not name:
         return digest
-    manifest = up_to_date(name, out, digest)
-    if manifest is None:
+    # Every selected network's tree (out/<fabric>/, out/<fabric>-<network>/) must be up to date; names are
+    # read from the YAML as loaded, like the fabric's (lint has not run: a bad name just means "rebuild").
+    networks = source.data.get("networks") if isinstance(source.data, dict) else None
+    extra = [str(n) for n in networks] if isinstance(networks, dict) else []
+    if network is not None:
+        if network != "backend" and network not in extra:
+            return digest  # load_plans reports it
+        extra = [] if network == "backend" else [network]
+    fabrics = ([name] if network in (None, "backend") else []) + [f"{name}-{n}" for n in extra]
+    manifests = [up_to_date(f, out, digest) for f in fabrics]
+    if any(m is None for m in manifests):
         return digest
     from netfab.cli.pipeline import err_console
 
     elapsed = time.perf_counter() - started
+    files = sum(len(m.files) for m in manifests if m is not None)
+    where = ", ".join(str(out / f) for f in fabrics)
     err_console.print(
-        f"{out / name} is up to date: built from these inputs and unchanged since "
-        f"({len(manifest.files):,} files, nothing written) in {elapsed:.2f} s"
+        f"{where} {'is' if len(fabrics) == 1 else 'are'} up to date: built from these inputs and unchanged since "
+        f"({files:,} files, nothing written) in {elapsed:.2f} s"
     )
     raise typer.Exit(ExitCode.OK)
 

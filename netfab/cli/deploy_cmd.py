@@ -21,6 +21,7 @@ from netfab.cli.options import (
     Inventory,
     LabTarget,
     Limit,
+    NetworkSelect,
     RunsRoot,
     Strict,
 )
@@ -48,6 +49,7 @@ def deploy(
     build_root: BuildRoot = DEFAULT_BUILD,
     runs: RunsRoot = DEFAULT_RUNS,
     strict: Strict = False,
+    network: NetworkSelect = None,
     resume: bool = typer.Option(False, "--resume", help="Continue after an interrupted run (re-diffs everything)."),
     show_diff: bool = typer.Option(True, "--diff/--no-diff", help="Print each device's diff."),
     events: Path | None = typer.Option(
@@ -68,7 +70,7 @@ def deploy(
         except OSError as exc:
             raise output_error(events, exc) from None
     show_diff = show_diff and str(events) != "-"  # stdout carries the JSON lines then, and nothing else
-    loaded = load_plan(intent, strict=strict, lab=lab is not None)
+    loaded = load_plan(intent, strict=strict, lab=lab is not None, network=network)
     plan = loaded.plan
     build_root = build_root_for(build_root, lab)
     book_path = playbook or (

@@ -103,6 +103,15 @@ BuildLimit = Annotated[
 
 Strict = Annotated[bool, typer.Option("--strict", envvar="NETFAB_STRICT", help="Treat lint warnings as errors.")]
 
+NetworkSelect = Annotated[
+    str | None,
+    typer.Option(
+        "--network",
+        metavar="NAME",
+        help="Which network of the cluster: backend (the root sections, the default) or a name under networks:.",
+    ),
+]
+
 Workers = Annotated[
     int, typer.Option("--workers", min=1, metavar="N", envvar="NETFAB_WORKERS", help="Devices contacted in parallel.")
 ]

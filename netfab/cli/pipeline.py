@@ -21,6 +21,8 @@ from netfab.core.findings import Finding, has_errors, sorted_findings
 if TYPE_CHECKING:
     from netfab.design import FabricPlan
     from netfab.intent import Intent
+    from netfab.lint.registry import RuleRegistry
+    from netfab.load import IntentSource
 
 # soft_wrap: a long message stays one line (the terminal folds it); rich would otherwise hard-wrap at 80
 # columns when stderr is a file or a CI log, splitting sentences ("journal \n in runs/...").
@@ -34,6 +36,7 @@ class Loaded:
     findings: list[Finding]
     source_file: str
     lab_notes: list[str]
+    network: str = "backend"
 
 
 def print_findings(findings: list[Finding], files: list[Path] | None = None) -> None:
@@ -49,12 +52,19 @@ def print_findings(findings: list[Finding], files: list[Path] | None = None) -> 
         sys.stderr.write(render_text(findings, ctx))
 
 
-def load_plan(paths: list[Path], strict: bool = False, lab: bool = False) -> Loaded:
-    """Lint the intent, expand it, and lint the plan. Exits 2 on unreadable input, 1 on errors.
+def load_plan(paths: list[Path], strict: bool = False, lab: bool = False, network: str | None = None) -> Loaded:
+    """Lint the intent, expand one of its networks (the back end unless `network` names another), and lint
+    the plan. Exits 2 on unreadable input or an unknown network, 1 on errors.
     lab=True designs the lab variant (every switch FRR, scaled by the intent's lab section)."""
-    from netfab.design import DesignError, design
-    from netfab.lint.api import lint_source, run_rules
-    from netfab.lint.context import LintContext
+    return load_plans(paths, strict=strict, lab=lab, networks=[network] if network else None)[0]
+
+
+def load_plans(
+    paths: list[Path], strict: bool = False, lab: bool = False, networks: list[str] | None = None
+) -> list[Loaded]:
+    """load_plan for several networks of one intent (every network when `networks` is None), linting the
+    intent once."""
+    from netfab.lint.api import lint_source
     from netfab.lint.registry import RuleRegistry, default_registry
     from netfab.load import load_intent_source
 
@@ -63,7 +73,42 @@ def load_plan(paths: list[Path], strict: bool = False, lab: bool = False) -> Loa
     if result.exit_code != ExitCode.OK or result.intent is None:
         print_findings(result.findings, source.files)
         raise typer.Exit(result.exit_code)
-    intent = result.intent
+    root = result.intent
+    known = root.network_names()
+    wanted = networks if networks is not None else known
+    unknown = [n for n in wanted if n not in known]
+    if unknown:
+        err_console.print(f"netfab: unknown network {unknown[0]!r}; this intent has {', '.join(known)}")
+        raise typer.Exit(ExitCode.USAGE)
+    if lab and wanted != [known[0]]:
+        err_console.print("netfab: the lab builds the back end only; drop --network (or select backend)")
+        raise typer.Exit(ExitCode.USAGE)
+    source_file = str(source.files[0]) if source.files else "<intent>"
+    plan_rules = RuleRegistry(r for r in default_registry() if r.needs_plan)
+    loaded: list[Loaded] = []
+    for i, name in enumerate(wanted):
+        # The intent's own findings (warnings: errors stopped above) are reported once, with the first network.
+        intent_findings = result.findings if i == 0 else []
+        loaded.append(_load_network(root, name, source, source_file, intent_findings, plan_rules, strict, lab))
+    return loaded
+
+
+def _load_network(
+    root: Intent,
+    network: str,
+    source: IntentSource,
+    source_file: str,
+    lint_findings: list[Finding],
+    plan_rules: RuleRegistry,
+    strict: bool,
+    lab: bool,
+) -> Loaded:
+    from netfab.design import DesignError, design
+    from netfab.lint.api import run_rules
+    from netfab.lint.context import LintContext
+
+    view = root.network_view(network)
+    intent = root
     lab_notes: list[str] = []
     if lab:
         from netfab.lab.fromplan import lab_variant
@@ -71,19 +116,18 @@ def load_plan(paths: list[Path], strict: bool = False, lab: bool = False) -> Loa
         intent, lab_notes = lab_variant(intent)
         for note in lab_notes:
             err_console.print(f"lab: {note}")
-    source_file = str(source.files[0]) if source.files else "<intent>"
     try:
-        plan = design(intent, source_file)
+        plan = design(intent, source_file, network)
     except DesignError as exc:
-        ctx = LintContext.build(intent, source)
+        ctx = LintContext.build(view.intent, source, prefix=view.path, root=root)
         print_findings(exc.located(lambda path: ctx.at(*path)), source.files)
         raise typer.Exit(ExitCode.FINDINGS) from None
-    plan_rules = RuleRegistry(r for r in default_registry() if r.needs_plan)
-    plan_findings, _ = run_rules(plan_rules, LintContext.build(intent, source, plan))
-    findings = sorted_findings([*result.findings, *plan_findings])
+    net_intent = intent.network_view(network).intent
+    plan_findings, _ = run_rules(plan_rules, LintContext.build(net_intent, source, plan, prefix=view.path, root=intent))
+    findings = sorted_findings([*lint_findings, *plan_findings])
     if has_errors(findings, strict):
         print_findings(findings, source.files)
         raise typer.Exit(ExitCode.FINDINGS)
     if findings:
         print_findings(findings, source.files)
-    return Loaded(intent, plan, findings, source_file, lab_notes)
+    return Loaded(net_intent, plan, findings, source_file, lab_notes, network)

@@ -7,7 +7,17 @@ from pathlib import Path
 import typer
 
 from netfab.cli.fleet import lock_fabric, nornir_for
-from netfab.cli.options import DEFAULT_BUILD, DEFAULT_RUNS, BuildRoot, Inventory, LabTarget, RunsRoot, Strict, Workers
+from netfab.cli.options import (
+    DEFAULT_BUILD,
+    DEFAULT_RUNS,
+    BuildRoot,
+    Inventory,
+    LabTarget,
+    NetworkSelect,
+    RunsRoot,
+    Strict,
+    Workers,
+)
 from netfab.core.exitcodes import ExitCode
 from netfab.core.validate import name, typer_callback
 
@@ -28,6 +38,7 @@ def rollback(
     runs: RunsRoot = DEFAULT_RUNS,
     workers: Workers = 8,
     strict: Strict = False,
+    network: NetworkSelect = None,
 ) -> None:
     """Undo a run: put every device it changed back to the config it backed up, in reverse wave order."""
     from netfab.cli.pipeline import err_console, load_plan
@@ -41,7 +52,7 @@ def rollback(
     if not intent:
         err_console.print("netfab rollback: give the fabric's intent: netfab rollback RUN_ID INTENT...")
         raise typer.Exit(ExitCode.USAGE)
-    loaded = load_plan(intent, strict=strict, lab=lab is not None)
+    loaded = load_plan(intent, strict=strict, lab=lab is not None, network=network)
     plan = loaded.plan
     build_root = build_root_for(build_root, lab)
     lock = lock_fabric(runs, plan.name, "rollback")

@@ -7,7 +7,17 @@ from fnmatch import fnmatchcase
 import typer
 
 from netfab.cli.fleet import nornir_for
-from netfab.cli.options import DEFAULT_BUILD, BuildRoot, Intent, Inventory, LabTarget, Limit, Strict, Workers
+from netfab.cli.options import (
+    DEFAULT_BUILD,
+    BuildRoot,
+    Intent,
+    Inventory,
+    LabTarget,
+    Limit,
+    NetworkSelect,
+    Strict,
+    Workers,
+)
 from netfab.cli.report_options import FormatOption, OutputOption
 from netfab.core.exitcodes import ExitCode
 from netfab.report import ReportFormat
@@ -23,6 +33,7 @@ def verify(
     output: OutputOption = None,
     workers: Workers = 16,
     strict: Strict = False,
+    network: NetworkSelect = None,
 ) -> None:
     """Check the running fabric against the plan: BGP peers, ECMP width, interfaces, cabling, QoS."""
     from netfab.cli.pipeline import load_plan
@@ -33,7 +44,7 @@ def verify(
     from netfab.verify.results import failed
     from netfab.verify.run import verify_fabric
 
-    loaded = load_plan(intent, strict=strict, lab=lab is not None)
+    loaded = load_plan(intent, strict=strict, lab=lab is not None, network=network)
     plan = loaded.plan
     build_root = build_root_for(build_root, lab)
     run_build(plan, build_root)  # an inventory that matches this intent, never a stale one

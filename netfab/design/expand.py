@@ -16,7 +16,8 @@ from typing import TypeVar
 from netfab.design.addressing import PoolExhausted, host_address, ip_str, p2p31, split_blocks
 from netfab.design.errors import DesignError
 from netfab.design.facts import device_hash_seed, hash_plan, nic_plan, qos_plan
-from netfab.design.naming import Namer, UnsafeName
+from netfab.design.hostenv import host_envs
+from netfab.design.naming import MissingPlaceholder, Namer, UnsafeName
 from netfab.design.plan import (
     BgpNeighborPlan,
     BgpPlan,
@@ -31,6 +32,7 @@ from netfab.design.plan import (
     ServerPlan,
 )
 from netfab.design.ports import PortOutOfRange, port_namer
+from netfab.design.server_nics import BACKEND, Port, ProfileShort, ServerPorts
 from netfab.intent import Intent
 from netfab.intent.hardware import tier_switch_model
 from netfab.load.yamlsource import DataPath, dotted
@@ -41,8 +43,21 @@ _ROLE_ORDER: tuple[Role, ...] = ("superspine", "spine", "leaf")
 
 
 class _Expander:
-    def __init__(self, intent: Intent, source_file: str) -> None:
+    def __init__(
+        self,
+        intent: Intent,
+        source_file: str,
+        root: Intent | None = None,
+        network: str = BACKEND,
+        kind: str = BACKEND,
+        server_names: list[str] | None = None,
+    ) -> None:
         self.intent = intent
+        self.network = network
+        self.kind = kind
+        # Another network's servers are the back end's: server i there is server i here, by name.
+        self.server_names = server_names
+        self.ports = ServerPorts(root or intent, network, kind)
         self.t = intent.topology
         self.u = intent.underlay
         self.namer = Namer(intent)
@@ -168,6 +183,8 @@ class _Expander:
         pool: IPv4Network | None,
         pool_path: DataPath,
     ) -> None:
+        if self.t.cables:
+            cable_m = self.t.cable_m(tier, upper.name, lower.name, cable_m)
         a_if = self._port_name(upper, upper_port)
         b_if = self._port_name(lower, lower_port)
         a_addr = b_addr = a_ip = b_ip = None
@@ -245,39 +262,62 @@ class _Expander:
             qos=self.qos,
             hashing=self.hashing,
             nic=self.nic,
+            network=self.network,
+            kind=self.kind,
         )
 
-    def _leaves(self) -> dict[tuple[int, int], DevicePlan]:
-        """Leaves keyed by (su, rail) or (pod, rack)."""
+    def _leaves(self) -> dict[tuple[int, int, int], DevicePlan]:
+        """Leaves keyed by (su, leaf in SU, plane) or (pod, rack, 1). Within an SU the order is plane, then
+        leaf, so growing by an SU only appends; with one rail per leaf and one plane, leaf == rail."""
         t = self.t
-        leaves: dict[tuple[int, int], DevicePlan] = {}
+        leaves: dict[tuple[int, int, int], DevicePlan] = {}
         base = self.u.asn.leaf_base
         if t.style == "rail_optimized":
-            rails = t.rail_count
+            per_plane = t.leaves_per_su
+            planes = t.rail_planes
+            per_su = per_plane * planes
+            rpl = t.rails_per_leaf
             for su in range(1, (t.scalable_units or 0) + 1):
-                for rail in range(1, rails + 1):
-                    index = (su - 1) * rails + rail
-                    leaves[(su, rail)] = self.add_device("leaf", index, base + index - 1, su=su, rail=rail)
+                for plane in range(1, planes + 1):
+                    for leaf in range(1, per_plane + 1):
+                        index = (su - 1) * per_su + (plane - 1) * per_plane + leaf
+                        # A leaf carrying several rails has no single rail: its host ports carry each one.
+                        rail = leaf if rpl == 1 else None
+                        leaves[(su, leaf, plane)] = self.add_device(
+                            "leaf", index, base + index - 1, su=su, rail=rail, leaf=leaf,
+                            plane=plane if planes > 1 else None,
+                        )  # fmt: skip
         else:
             racks = t.racks_per_pod or 0
             for pod in range(1, (t.pods or 0) + 1):
                 for rack in range(1, racks + 1):
                     index = (pod - 1) * racks + rack
-                    leaves[(pod, rack)] = self.add_device("leaf", index, base + index - 1, pod=pod, rack=rack)
+                    leaves[(pod, rack, 1)] = self.add_device("leaf", index, base + index - 1, pod=pod, rack=rack)
         return leaves
 
     def _leaf_spine(
-        self, leaves: dict[tuple[int, int], DevicePlan], spines_by_pod: dict[int, list[DevicePlan]]
+        self, leaves: dict[tuple[int, int, int], DevicePlan], spines_by_pod: dict[int, list[DevicePlan]]
     ) -> None:
         t = self.t
         uplinks = t.leaf.uplinks
         downlinks = t.leaf_downlinks
         pool = self.u.p2p.leaf_spine
-        for (major, minor), leaf in leaves.items():
-            spines = spines_by_pod[major] if t.style == "clos3" else spines_by_pod[1]
+        planes = t.rail_planes
+        # Multi-plane: plane p's leaves uplink only to plane p's spines (spine i is in plane i mod planes).
+        spine_groups = {p: [s for s in spines_by_pod[1] if (s.plane or 1) == p] for p in range(1, planes + 1)}
+        leaves_per_plane_su = t.leaves_per_su
+        for (major, minor, plane), leaf in leaves.items():
+            if t.style == "clos3":
+                spines = spines_by_pod[major]
+                # Position of this leaf among the leaves a spine serves: the pod's racks.
+                position = minor - 1
+            elif planes == 1:
+                spines = spines_by_pod[1]
+                position = leaf.index - 1
+            else:
+                spines = spine_groups[plane]
+                position = (major - 1) * leaves_per_plane_su + minor - 1
             per_spine = ceil(uplinks / len(spines)) if spines else 0
-            # Position of this leaf among the leaves a spine serves: all leaves (2-tier) or the pod's racks.
-            position = (leaf.index - 1) if t.style == "rail_optimized" else (minor - 1)
             for k in range(uplinks):
                 spine = spines[k % len(spines)]
                 self.connect(
@@ -323,43 +363,84 @@ class _Expander:
                         ("underlay", "p2p", "spine_superspine"),
                     )
 
-    def _servers(self, leaves: dict[tuple[int, int], DevicePlan]) -> None:
+    def _server_name(self, index: int, **coords: int | None) -> str:
+        if self.server_names is not None:
+            if index > len(self.server_names):
+                raise DesignError(
+                    "DESIGN004",
+                    f"network {self.network} wires {index} or more servers, the back end has {len(self.server_names)}",
+                    ("topology",),
+                    hint="a network attaches the back end's servers: give it the same server count",
+                    source_file=self.source_file,
+                )
+            return self.server_names[index - 1]
+        return self.namer.name("server", index=index, **coords)
+
+    def _server_ports(self, name: str) -> list[Port]:
+        try:
+            return self.ports.ports(name)
+        except ProfileShort as exc:
+            raise DesignError(
+                "DESIGN005", str(exc), ("servers", "profile"),
+                hint="pick a profile that has the ports, or define one under servers.profiles",
+                source_file=self.source_file,
+            ) from None  # fmt: skip
+
+    def _servers(self, leaves: dict[tuple[int, int, int], DevicePlan]) -> None:
         t = self.t
-        gpus = t.servers.gpus_per_server
+        nic_count = t.servers.nic_count
         hosts = self.u.hosts
         speed, cable = t.servers.nic_speed, t.servers.cable_m
         if t.style == "rail_optimized":
             rails = t.rail_count
-            blocks = self._alloc(lambda: split_blocks(hosts, rails), ("underlay", "hosts"))
+            rpl = t.rails_per_leaf
+            planes = t.rail_planes
+            blocks = self._alloc(lambda: split_blocks(hosts, rails * planes), ("underlay", "hosts"))
             per_su = t.servers_per_su or 0
             for su in range(1, (t.scalable_units or 0) + 1):
                 for s in range(1, per_su + 1):
                     index = (su - 1) * per_su + s
-                    name = self.namer.name("server", index=index, su=su, server=s)
+                    name = self._server_name(index, su=su, server=s)
+                    ports = self._server_ports(name)
                     nics = []
-                    for g in range(gpus):
+                    for g in range(nic_count):
                         rail = g % rails + 1
-                        leaf = leaves[(su, rail)]
+                        leaf_no, rail_in_leaf = (rail - 1) // rpl + 1, (rail - 1) % rpl
                         # NICs beyond the rail count (a lint error) stack on the next block of leaf ports.
-                        port = s + (g // rails) * per_su
-                        nics.append(self._nic(leaf, port, g, rail, blocks[rail - 1], index - 1, speed, cable, name))
-                    self.servers.append(ServerPlan(name, index, su, None, None, nics, self.nic))
+                        port = s + ((g // rails) * rpl + rail_in_leaf) * per_su
+                        for plane in range(1, planes + 1):
+                            leaf = leaves[(su, leaf_no, plane)]
+                            k = g * planes + plane - 1
+                            block = blocks[(plane - 1) * rails + rail - 1]
+                            nics.append(
+                                self._nic(leaf, port, k, rail, block, index - 1, speed, cable, name, ports[k],
+                                          plane if planes > 1 else None)
+                            )  # fmt: skip
+                    self.servers.append(self._server_plan(name, index, su, None, None, nics))
         else:
             per_rack = t.servers_per_rack or 0
             racks = t.racks_per_pod or 0
             for pod in range(1, (t.pods or 0) + 1):
                 for rack in range(1, racks + 1):
-                    leaf = leaves[(pod, rack)]
+                    leaf = leaves[(pod, rack, 1)]
                     for s in range(1, per_rack + 1):
                         index = ((pod - 1) * racks + rack - 1) * per_rack + s
-                        name = self.namer.name("server", index=index, pod=pod, rack=rack, server=s)
+                        name = self._server_name(index, pod=pod, rack=rack, server=s)
+                        ports = self._server_ports(name)
                         nics = [
                             self._nic(
-                                leaf, (s - 1) * gpus + g + 1, g, None, hosts, (index - 1) * gpus + g, speed, cable, name
+                                leaf, (s - 1) * nic_count + g + 1, g, None, hosts, (index - 1) * nic_count + g, speed,
+                                cable, name, ports[g], None,
                             )
-                            for g in range(gpus)
-                        ]
-                        self.servers.append(ServerPlan(name, index, None, pod, rack, nics, self.nic))
+                            for g in range(nic_count)
+                        ]  # fmt: skip
+                        self.servers.append(self._server_plan(name, index, None, pod, rack, nics))
+
+    def _server_plan(
+        self, name: str, index: int, su: int | None, pod: int | None, rack: int | None, nics: list[NicPlan]
+    ) -> ServerPlan:
+        profile = self.ports.profile_of(name)
+        return ServerPlan(name, index, su, pod, rack, nics, self.nic, self.network, self.kind, profile)
 
     def _nic(
         self,
@@ -372,11 +453,15 @@ class _Expander:
         speed: int,
         cable: float,
         server: str,
+        nic_port: Port,
+        plane: int | None,
     ) -> NicPlan:
         leaf_int, nic_int = self._p2p(block, index, "GPU NIC /31 links", ("underlay", "hosts"))
         leaf_ip, nic_ip = ip_str(leaf_int), ip_str(nic_int)
         leaf_addr, nic_addr = f"{leaf_ip}/31", f"{nic_ip}/31"
-        netdev = f"eth{g}"
+        netdev = nic_port.netdev
+        if self.t.cables:
+            cable = self.t.cable_m("host", leaf.name, server, cable)
         leaf_if = self._port_name(leaf, port)
         leaf.interfaces.append(
             InterfacePlan(
@@ -398,13 +483,16 @@ class _Expander:
         return NicPlan(
             index=g,
             netdev=netdev,
-            rdma_device=f"mlx5_{g}",
+            rdma_device=nic_port.rdma_device,
             rail=rail,
             leaf=leaf.name,
             leaf_port=leaf_if,
             address=nic_addr,
             gateway=leaf_ip,
             routes=(self._block_str(block),),
+            slot=nic_port.slot,
+            plane=plane,
+            pci=nic_port.pci,
         )
 
     def _block_str(self, block: IPv4Network) -> str:
@@ -439,14 +527,25 @@ class _Expander:
         )
 
 
-def design(intent: Intent, source_file: str = "<intent>") -> FabricPlan:
-    """Expand a validated (and lint-clean) intent into the fabric plan. Raises DesignError with findings."""
+def design(intent: Intent, source_file: str = "<intent>", network: str = BACKEND) -> FabricPlan:
+    """Expand one network of a validated (and lint-clean) intent into its fabric plan (the back end by
+    default). Raises DesignError with findings; their paths are the network's own (prefix them with
+    NetworkView.path to locate them in the YAML)."""
     # The plan is ~10^5 small objects that all live until the process ends: cyclic GC passes over a
     # growing heap cost more than the expansion itself, and nothing here forms cycles worth collecting.
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _Expander(intent, source_file).expand()
+        view = intent.network_view(network)
+        names = None if network == BACKEND else server_names(intent)
+        plan = _Expander(view.intent, source_file, intent, network, view.kind, names).expand()
+        if network == BACKEND:
+            plan.host_env = host_envs(intent, plan)
+        return plan
+    except MissingPlaceholder as exc:
+        raise DesignError(
+            "DESIGN003", str(exc), ("naming", exc.role), hint=f"change naming.{exc.role}", source_file=source_file
+        ) from None
     except UnsafeName as exc:
         raise DesignError(
             "DESIGN003",
@@ -459,3 +558,23 @@ def design(intent: Intent, source_file: str = "<intent>") -> FabricPlan:
     finally:
         if gc_was_enabled:
             gc.enable()
+
+
+def server_names(intent: Intent) -> list[str]:
+    """The back end's server names in design order: every other network attaches these servers."""
+    t = intent.topology
+    namer = Namer(intent)
+    if t.style == "rail_optimized":
+        per_su = t.servers_per_su or 0
+        return [
+            namer.name("server", index=(su - 1) * per_su + s, su=su, server=s)
+            for su in range(1, (t.scalable_units or 0) + 1)
+            for s in range(1, per_su + 1)
+        ]
+    per_rack, racks = t.servers_per_rack or 0, t.racks_per_pod or 0
+    return [
+        namer.name("server", index=((pod - 1) * racks + rack - 1) * per_rack + s, pod=pod, rack=rack, server=s)
+        for pod in range(1, (t.pods or 0) + 1)
+        for rack in range(1, racks + 1)
+        for s in range(1, per_rack + 1)
+    ]

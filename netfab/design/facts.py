@@ -77,7 +77,12 @@ def nic_plan(intent: Intent, qos: QosPlan) -> NicCongestionPlan:
     if total and total != 100:
         # mlnx_qos refuses ETS shares that do not sum to 100; put the rounding remainder on the largest.
         tc_bw[max(weights, key=lambda k: weights[k])] += 100 - total
+    # mlx5 reserves 96 bytes of RoCEv2 headers (GRH/IP, UDP, BTH, ICRC) below the netdev MTU; NVIDIA's 4200
+    # for a 4096 path MTU is roce_mtu + 104. At least 1500 for the host's ordinary traffic.
+    host_mtu = nic.mtu if nic.mtu is not None else max(1500, nic.roce_mtu + 104)
     return NicCongestionPlan(
+        host_mtu=host_mtu,
+        rdma=roce is not None,
         trust=nic.trust,
         pfc_vector=tuple(1 if p in pfc else 0 for p in range(8)),
         roce_dscp=roce_dscp,

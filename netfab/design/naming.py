@@ -8,7 +8,8 @@ from netfab.intent import Intent
 
 DEFAULTS: dict[str, dict[str, str]] = {
     "rail_optimized": {
-        "leaf": "su{su}-leaf{rail}",
+        # {leaf} is the leaf's number in its SU: the rail itself when each leaf carries one rail.
+        "leaf": "su{su}-leaf{leaf}",
         "spine": "spine{index}",
         "superspine": "superspine{index}",
         "server": "su{su}-srv{server}",
@@ -34,11 +35,27 @@ class UnsafeName(ValueError):
         self.name = name
 
 
+PLANE_LEAF = "su{su}-p{plane}-leaf{leaf}"
+"""Default leaf name of a multi-plane rail back end: each plane has its own leaves."""
+
+
+class MissingPlaceholder(ValueError):
+    def __init__(self, role: str, template: str, field: str) -> None:
+        super().__init__(
+            f"naming.{role} {template!r} uses {{{field}}}, which this topology does not give a {role} "
+            f"(e.g. {{rail}} on a leaf that carries several rails: use {{leaf}})"
+        )
+        self.role = role
+
+
 class Namer:
     """Formats names; templates are resolved once per fabric, not per device."""
 
     def __init__(self, intent: Intent) -> None:
-        defaults = DEFAULTS[intent.topology.style]
+        t = intent.topology
+        defaults = dict(DEFAULTS[t.style])
+        if t.rail_planes > 1:
+            defaults["leaf"] = PLANE_LEAF
         naming = intent.naming
         self.fabric = intent.fabric.name
         self.templates = {
@@ -46,7 +63,11 @@ class Namer:
         }
 
     def name(self, role: str, **coords: int | None) -> str:
-        name = self.templates[role].format(fabric=self.fabric, **{k: v for k, v in coords.items() if v is not None})
+        template = self.templates[role]
+        try:
+            name = template.format(fabric=self.fabric, **{k: v for k, v in coords.items() if v is not None})
+        except KeyError as exc:
+            raise MissingPlaceholder(role, template, str(exc.args[0])) from None
         if not SAFE_NAME.match(name) or ".." in name:
             raise UnsafeName(role, name)
         return name

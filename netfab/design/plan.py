@@ -104,6 +104,10 @@ class NicCongestionPlan:
     """Per traffic class: 'strict' or 'ets' (mlnx_qos -s)."""
     tc_bw: tuple[int, ...]
     """Per traffic class ETS share; sums to 100 over ETS classes."""
+    host_mtu: int = 4200
+    """Netdev MTU of this network's NICs: the intent's nic.mtu, else the RoCE path MTU plus RoCEv2 headers."""
+    rdma: bool = True
+    """The network carries RoCE (it has a roce class): QoS, DCQCN and the RoCE traffic class are set."""
 
 
 @dataclass(slots=True)
@@ -203,15 +207,25 @@ class LinkPlan:
 @dataclass(slots=True, frozen=True)
 class NicPlan:
     index: int
-    """0-based GPU/NIC number in the server."""
+    """0-based NIC (port) number of the server on this network."""
     netdev: str
-    rdma_device: str
+    rdma_device: str | None
+    """None for a port without RDMA (an OOB BMC port)."""
     rail: int | None
     leaf: str
     leaf_port: str
     address: str
     gateway: str
     routes: tuple[str, ...]
+    slot: int = -1
+    """Position of the port in the server profile, unique across the server's networks: it numbers the
+    port's routing table and rule (100 + slot), so two networks' scripts never share one. -1 = index."""
+    plane: int | None = None
+    pci: str | None = None
+
+    @property
+    def table(self) -> int:
+        return 100 + (self.slot if self.slot >= 0 else self.index)
 
 
 @dataclass(slots=True)
@@ -223,10 +237,43 @@ class ServerPlan:
     rack: int | None
     nics: list[NicPlan]
     congestion: NicCongestionPlan
+    network: str = "backend"
+    kind: str = "backend"
+    profile: str = "generic"
+
+
+@dataclass(frozen=True, slots=True)
+class EnvVar:
+    name: str
+    value: str
+    why: str
+    """One line a reader can check: what in the intent gives this value, and the doc that defines it."""
+
+
+@dataclass(frozen=True, slots=True)
+class FirmwarePort:
+    """One RDMA port's mlxconfig settings (the device is given by PCI address, or found from the netdev)."""
+
+    netdev: str
+    pci: str | None
+    port: int
+    """1 or 2: the _P<n> suffix of the mlxconfig parameter names."""
+    settings: tuple[tuple[str, str], ...]
+
+
+@dataclass(slots=True)
+class HostEnv:
+    """One file set: a server profile (`scope` = the profile) or one overridden server (`scope` = its name)."""
+
+    scope: str
+    nccl: list[EnvVar] = field(default_factory=list)
+    firmware: list[FirmwarePort] = field(default_factory=list)
 
 
 @dataclass(slots=True)
 class FabricPlan:
+    """One network of the cluster: its switches, cables and the servers' ports on it."""
+
     name: str
     style: str
     devices: dict[str, DevicePlan]
@@ -235,6 +282,10 @@ class FabricPlan:
     qos: QosPlan
     hashing: HashPlan
     nic: NicCongestionPlan
+    network: str = "backend"
+    kind: str = "backend"
+    host_env: list[HostEnv] = field(default_factory=list)
+    """The back end's NCCL/RCCL environment and NIC firmware settings, per server profile (design/hostenv.py)."""
 
     def devices_of(self, role: Role) -> list[DevicePlan]:
         return [d for d in self.devices.values() if d.role == role]

@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import Field
 
 from netfab.intent.base import IntentModel
-from netfab.intent.types import Dscp, Mbps, Microseconds, Percent, Priority, mbps, us
+from netfab.intent.types import Dscp, Mbps, Microseconds, Mtu, Percent, Priority, mbps, us
 
 
 class ReactionPoint(IntentModel):
@@ -55,6 +55,9 @@ class Nic(IntentModel):
     pfc_priorities: list[Priority] | None = None
     """PFC vector on the NIC. Omitted = follow the fabric's PFC priorities."""
     roce_mtu: Literal[256, 512, 1024, 2048, 4096] = 4096
+    mtu: Mtu | None = None
+    """Netdev (IP) MTU of the servers' NICs on this network. Omitted = roce_mtu + 104 (the RoCEv2 headers
+    mlx5 reserves; NVIDIA's 4200 for a 4096 path MTU), at least 1500. Never above the switches' link MTU."""
     roce_dscp: Dscp | None = None
     """DSCP the NIC stamps on RoCE traffic (ToS for rdma_cm). Omitted = the RoCE class's first DSCP."""
     dcqcn: Dcqcn = Dcqcn()

@@ -222,24 +222,28 @@ def mbps(text: str) -> int:
 
 
 def _parse_ratio(value: Any) -> Any:
-    # Oversubscription is downlink:uplink capacity. Designs say "1:7" and "7:1" for the same thing, and an
-    # undersubscribed tier is not a design anyone builds, so the larger side is taken as the factor.
+    # Oversubscription is downlink:uplink capacity, read in that order: "7:1" is 7 times more server-facing
+    # than uplink capacity, "1:2" an undersubscribed tier (twice the uplink capacity, e.g. a storage leaf).
     if isinstance(value, bool):
         raise ValueError("oversubscription is a ratio like '1:1' or '7:1'")
-    if isinstance(value, int | float):
-        return float(value)
+    if isinstance(value, int):
+        # YAML 1.1 reads an unquoted 1:1 as the base-60 integer 61; the loader keeps such scalars as strings,
+        # so an int here was written as a plain number.
+        raise ValueError(f"oversubscription {value} is not a ratio; write it quoted, e.g. '{value}:1'")
+    if isinstance(value, float):
+        return value
     if isinstance(value, str):
         m = re.match(r"^\s*(\d+(?:\.\d+)?)\s*:\s*(\d+(?:\.\d+)?)\s*$", value)
         if not m or float(m.group(1)) == 0 or float(m.group(2)) == 0:
             raise ValueError(f"cannot read ratio {value!r}; write e.g. '1:1' or '7:1'")
         a, b = float(m.group(1)), float(m.group(2))
-        return max(a, b) / min(a, b)
+        return a / b
     return value
 
 
 Oversubscription = Annotated[
     float,
     BeforeValidator(_parse_ratio),
-    Field(ge=1.0),
+    Field(gt=0),
     WithJsonSchema({"type": "string", "pattern": r"^\d+(\.\d+)?:\d+(\.\d+)?$", "examples": ["1:1", "7:1"]}),
 ]

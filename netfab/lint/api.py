@@ -65,6 +65,16 @@ def lint_source(
         return LintResult(sorted_findings(findings), intent, ExitCode.INTERNAL, files)
     rule_findings, skipped = run_rules(registry or default_registry(), ctx)
     findings += rule_findings
+    # Every other network of the cluster is linted as the complete intent it is (its own tiers, QoS and
+    # pools), with findings located in its section. Cross-network rules read ctx.cluster on the root pass.
+    for view in intent.network_views()[1:]:
+        try:
+            net_ctx = LintContext.build(view.intent, source, prefix=view.path, root=intent)
+        except Exception as exc:
+            findings.append(_internal("capabilities", exc, _root(source)))
+            return LintResult(sorted_findings(findings), intent, ExitCode.INTERNAL, files)
+        net_findings, _ = run_rules(registry or default_registry(), net_ctx)
+        findings += net_findings
     return LintResult(sorted_findings(findings), intent, _exit_code(findings, strict), files, skipped)
 
 

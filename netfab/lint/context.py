@@ -73,11 +73,33 @@ class LintContext:
     capabilities: Mapping[Role, Capabilities]
     plan: Any = None
     """The fabric plan (netfab.design.FabricPlan) once a caller has one; rules with needs_plan read it."""
+    prefix: DataPath = ()
+    """Where this network is written: () for the back end (the root), ('networks', name) for another. Rules
+    run once per network on that network's own intent and write paths relative to it; at() and written()
+    add the prefix, so a finding points into the right section of the YAML."""
+    root: Intent | None = None
+    """The whole cluster intent (every network), for cross-network rules; None = `intent` is the root."""
     _fallback: Location = field(default=Location("<intent>", 1, 1), repr=False)
 
     @classmethod
-    def build(cls, intent: Intent, source: IntentSource | None = None, plan: Any = None) -> LintContext:
-        return cls(intent, source, tier_capabilities(intent), plan)
+    def build(
+        cls,
+        intent: Intent,
+        source: IntentSource | None = None,
+        plan: Any = None,
+        prefix: DataPath = (),
+        root: Intent | None = None,
+    ) -> LintContext:
+        return cls(intent, source, tier_capabilities(intent), plan, prefix, root)
+
+    @property
+    def cluster(self) -> Intent:
+        """The whole intent, every network included."""
+        return self.root if self.root is not None else self.intent
+
+    @property
+    def is_root(self) -> bool:
+        return not self.prefix
 
     @cached_property
     def tiers(self) -> list[Tier]:
@@ -93,7 +115,7 @@ class LintContext:
     def written(self, *path: str | int) -> bool:
         """Is this exact field written in the user's YAML (not left at its default)?"""
         node: Any = self.source.data if self.source is not None else {}
-        for part in path:
+        for part in (*self.prefix, *path):
             present = (isinstance(node, dict) and part in node) or (
                 isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)
             )
@@ -111,6 +133,7 @@ class LintContext:
         nearest written ancestor (`qos:`), a mapping or list at its key, a scalar at its value."""
         if self.source is None:
             return self._fallback
+        path = (*self.prefix, *path)
         smap = self.source.source_map
         node: Any = self.source.data
         depth = 0

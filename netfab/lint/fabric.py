@@ -42,22 +42,30 @@ class LinkKind:
         return (self.lower, self.upper)
 
 
+def longest_cable(intent: Intent, tier: str, default: float) -> float:
+    """The tier's length, or the longest override that may apply to it (topology.cables): headroom and
+    latency are sized for the worst link of a kind."""
+    lengths = [c.cable_m for c in intent.topology.cables if c.tier in (None, tier)]
+    return max([default, *lengths])
+
+
 def link_kinds(intent: Intent) -> list[LinkKind]:
     t = intent.topology
     kinds = [
         LinkKind(
-            "host", "server", "leaf", t.servers.nic_speed, t.servers.cable_m,
+            "host", "server", "leaf", t.servers.nic_speed, longest_cable(intent, "host", t.servers.cable_m),
             ("topology", "servers", "cable_m"),
         ),
         LinkKind(
-            "leaf-spine", "leaf", "spine", t.leaf.uplink_speed, t.leaf.uplink_cable_m,
-            ("topology", "leaf", "uplink_cable_m"),
+            "leaf-spine", "leaf", "spine", t.leaf.uplink_speed,
+            longest_cable(intent, "leaf_spine", t.leaf.uplink_cable_m), ("topology", "leaf", "uplink_cable_m"),
         ),
     ]  # fmt: skip
     if t.superspine is not None:
         kinds.append(
             LinkKind(
-                "spine-superspine", "spine", "superspine", t.spine.uplink_speed, t.spine.uplink_cable_m,
+                "spine-superspine", "spine", "superspine", t.spine.uplink_speed,
+                longest_cable(intent, "spine_superspine", t.spine.uplink_cable_m),
                 ("topology", "spine", "uplink_cable_m"),
             )
         )  # fmt: skip
@@ -94,8 +102,11 @@ class PortUse:
 
 def port_use(intent: Intent) -> list[PortUse]:
     t = intent.topology
-    spines = t.spine.count or 0
-    leaves_per_spine_group = t.leaf_count if t.style == "rail_optimized" else (t.racks_per_pod or 0)
+    # A leaf spreads its uplinks over the spines of its group: the whole spine tier (2-tier), its plane's
+    # spines (multi-plane rail_optimized) or its pod's spines (clos3).
+    planes = t.rail_planes
+    spines = (t.spine.count or 0) // planes if planes else 0
+    leaves_per_spine_group = t.leaf_count // planes if t.style == "rail_optimized" else (t.racks_per_pod or 0)
     spine_down = leaves_per_spine_group * t.leaf.uplinks / spines if spines else 0.0
     uses = [
         PortUse("leaf", t.leaf.ports, t.leaf_downlinks, t.servers.nic_speed, t.leaf.uplinks, t.leaf.uplink_speed,

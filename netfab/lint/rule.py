@@ -51,7 +51,7 @@ class Rule:
             message=message,
             location=ctx.at(*path),
             hint=self.hint if hint is None else hint,
-            path=dotted(tuple(path)),
+            path=dotted((*ctx.prefix, *path)),
             related=self._related(ctx, path, related),
         )
 

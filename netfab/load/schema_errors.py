@@ -42,7 +42,13 @@ def _finding(error: Any, source: IntentSource, model: type[BaseModel] | None) ->
     where = dotted(path) or "(top level)"
     family = _family(kind)
     message = f"{where}: {error['msg']}"
-    if family in ("type", "value") and kind not in ("model_type", "dict_type"):
+    # A whole section (a model validator's input) is never echoed: the message already names the fields, and
+    # a truncated dict dump is noise; a scalar's value is.
+    if (
+        family in ("type", "value")
+        and kind not in ("model_type", "dict_type")
+        and not isinstance(error.get("input"), dict | list)
+    ):
         message += f" (got {_short(error.get('input'))})"
     hint = _hint(family, kind, path, error, source, model)
     location = _location(family, kind, path, source, is_key_error, error.get("ctx") or {})

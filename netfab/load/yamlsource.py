@@ -371,6 +371,10 @@ class _Builder:
             return int(raw)  # the common case (ports, ASNs, MTUs), without PyYAML's sign/base/underscore logic
         if is_key and tag == _BOOL and raw not in _BOOL_OK:
             return raw  # `on:` as a key is meant as the word; YAML002 already flags it, don't cascade
+        if tag in (_INT, _FLOAT) and ":" in raw:
+            # YAML 1.1 base-60 (1:1 -> 61, 7:1 -> 421): nobody writing an intent means that. Keep the text, as
+            # YAML 1.2 does, so the ratio reads as written; YAML003 still says to quote it for other tools.
+            return raw
         constructor = _SCALAR_CONSTRUCTORS.get(tag)
         if constructor is None:
             self._check_tag(node, (), path)  # reports the unsupported tag
@@ -410,8 +414,13 @@ class _Builder:
                 hint = f"drop the leading zero, or quote it ('{raw}') if it is an identifier"
                 self._add("YAML003", msg, node, path, hint)
             elif ":" in raw and tag in (_INT, _FLOAT):
-                msg = f"'{raw}' is read as a base-60 number (YAML 1.1); YAML 1.2 reads it as a string"
-                self._add("YAML003", msg, node, path, f"quote it ('{raw}')")
+                sexagesimal = self._constructor.construct_yaml_int(node) if tag == _INT else None
+                read = f"the number {sexagesimal}" if sexagesimal is not None else "a base-60 number"
+                msg = (
+                    f"unquoted {raw} is {read} in YAML 1.1 (base 60), not a ratio; netfab reads it as the "
+                    f"text '{raw}' as YAML 1.2 does, other YAML 1.1 tools will not"
+                )
+                self._add("YAML003", msg, node, path, f"quote it: '{raw}'")
 
     def _add(
         self, rule: str, message: str, node: Node, path: DataPath, hint: str, related: Location | None = None

@@ -16,9 +16,9 @@ from pathlib import Path
 
 from netfab.core.events import Advance
 from netfab.core.fs import OutputError, output_error
-from netfab.design.plan import DevicePlan, FabricPlan, ServerPlan
+from netfab.design.plan import DevicePlan, FabricPlan, HostEnv, ServerPlan
 from netfab.render.cabling import cabling_csv
-from netfab.render.device import render_device, render_server
+from netfab.render.device import render_device, render_host_env, render_server
 from netfab.render.inventory import inventory_files
 from netfab.render.manifest import MANIFEST, FileRecord, Manifest, digest_bytes, read_manifest
 from netfab.render.writer import AtomicTree, safe_relpath
@@ -181,7 +181,8 @@ def build(
 
     target = out_root / safe_relpath(plan.name).name
     devices = [d for d in plan.devices.values() if selection.wants_device(d)]
-    servers = [s for s in plan.servers if selection.wants_server(s)]
+    # OOB ports are BMCs, configured by the BMC, not by a script on the server's OS.
+    servers = [s for s in plan.servers if selection.wants_server(s)] if plan.kind != "oob" else []
     result = BuildResult(out_dir=target.resolve(), devices=[d.name for d in devices], servers=[s.name for s in servers])
     with AtomicTree(target) as tree:
         previous = read_manifest(tree.target) if tree.target.is_dir() else None
@@ -193,7 +194,8 @@ def build(
         (tree.staging / "inventory").mkdir(exist_ok=True)
         writer = _StagingWriter(tree.staging, selection.partial, previous, tree.target, explain)
         try:
-            slices = _render_all(plan, devices, servers, writer, workers, progress)
+            host_env = plan.host_env if selection.platform in (None, "host") else []
+            slices = _render_all(plan, devices, servers, writer, workers, progress, host_env)
         except OutputError:
             raise
         except OSError as exc:
@@ -221,8 +223,11 @@ def _render_all(
     writer: _StagingWriter,
     workers: int | None,
     progress: Advance | None,
+    host_env: list[HostEnv],
 ) -> list[_SliceResult]:
     writer.write_all({"cabling.csv": cabling_csv(plan), **inventory_files(plan)})
+    for env in host_env:  # one file set per server profile: a handful, never worth a worker
+        writer.write_all(render_host_env(env, plan))
     workers = workers or min(os.cpu_count() or 1, 4)
     total = len(devices) + len(servers)
     if total < _PARALLEL_THRESHOLD or workers < 2 or "fork" not in multiprocessing.get_all_start_methods():

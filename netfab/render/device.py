@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from netfab.capabilities import capabilities_for
-from netfab.design.plan import DevicePlan, FabricPlan, ServerPlan
+from netfab.design.plan import DevicePlan, FabricPlan, HostEnv, ServerPlan
 from netfab.platforms import platform_spec
 from netfab.render.environment import environment, release_data
 from netfab.render.guards import refuse_shared_queues
@@ -33,3 +33,19 @@ def render_server(server: ServerPlan, plan: FabricPlan) -> dict[str, str]:
     env = environment()
     template = env.get_template("host/nic.sh.j2")
     return {f"hosts/{server.name}.sh": template.render(server=server, nic=server.congestion, fabric=plan.name)}
+
+
+def render_host_env(env: HostEnv, plan: FabricPlan) -> dict[str, str]:
+    """The NCCL and RCCL environment files and the mlxconfig script of one server profile (or one overridden
+    server): hosts/nccl-<scope>.conf, hosts/rccl-<scope>.conf, hosts/mlxconfig-<scope>.sh."""
+    env_ = environment()
+    conf = env_.get_template("host/nccl.conf.j2")
+    out = {
+        f"hosts/nccl-{env.scope}.conf": conf.render(env=env, fabric=plan.name, library="NCCL", path="/etc/nccl.conf"),
+        f"hosts/rccl-{env.scope}.conf": conf.render(env=env, fabric=plan.name, library="RCCL", path="/etc/rccl.conf"),
+    }
+    if env.firmware:
+        out[f"hosts/mlxconfig-{env.scope}.sh"] = env_.get_template("host/mlxconfig.sh.j2").render(
+            env=env, fabric=plan.name
+        )
+    return out

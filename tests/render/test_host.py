@@ -30,7 +30,9 @@ def script(server: ServerPlan, fabric: FabricPlan) -> str:
 
 
 def mlnx_calls(text: str) -> list[str]:
-    return [line.strip() for line in text.splitlines() if line.strip().startswith("mlnx_qos ")]
+    """The mlnx_qos command lines, without their `|| fail ...` error branch."""
+    lines = [line.strip() for line in text.splitlines() if line.strip().startswith("mlnx_qos ")]
+    return [line.split(" || ")[0] for line in lines]
 
 
 @pytest.mark.parametrize("index", [0, 1, 2, 3])
@@ -93,8 +95,8 @@ def test_dcqcn_parameters_are_every_rp_and_np_value() -> None:
         assert f'cc_set "$_ecn/roce_np" {name} {value}' in text
     for prio in range(8):
         on = 1 if prio in nic.dcqcn_priorities else 0
-        assert f'put "$_ecn/roce_rp/enable/{prio}" {on}' in text
-        assert f'put "$_ecn/roce_np/enable/{prio}" {on}' in text
+        assert f'put "$_ecn/roce_rp/enable/{prio}" {on} ||' in text
+        assert f'put "$_ecn/roce_np/enable/{prio}" {on} ||' in text
 
 
 def test_dcqcn_disabled_writes_zero_and_says_why() -> None:
@@ -123,23 +125,43 @@ STUBS = {
     "cma_roce_tos": """
         echo "cma_roce_tos $*" >> "$STUB_LOG"
         exit 0""",
+    "dcb": """
+        echo "dcb $*" >> "$STUB_LOG"
+        exit 0""",
 }
 
 
 def run_nic(
-    text: str, tmp_path: Path, *, layout: dict[str, str], params: dict[str, list[str]] | None = None, **env: str
+    text: str,
+    tmp_path: Path,
+    *,
+    layout: dict[str, str],
+    params: dict[str, list[str]] | None = None,
+    rdma: tuple[str, ...] = (),
+    stubs: tuple[str, ...] = ("ip", "mlnx_qos", "cma_roce_tos"),
+    debugfs: dict[str, list[str]] | None = None,
+    **env: str,
 ) -> tuple[subprocess.CompletedProcess[str], str]:
     """layout: netdev -> 'flat' (ecn/roce_rp/<param>), 'params' (ecn/roce_rp/params/<param>) or 'none'; the
-    fake driver exposes `params` (side -> names) the way the real one does: the files exist before writing."""
+    fake driver exposes `params` (side -> names) the way the real one does: the files exist before writing.
+    rdma: RDMA devices present; stubs: the tools installed; debugfs: PCI address -> inbox cc_params files
+    (each netdev's device link points at 0000:00:0N.0, N its position in `layout`)."""
     bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
+    bin_dir.mkdir(parents=True)
     for name, body in STUBS.items():
+        if name not in stubs:
+            continue
         (bin_dir / name).write_text("#!/bin/sh\n" + textwrap.dedent(body).lstrip() + "\n")
         (bin_dir / name).chmod(0o755)
     sysfs = tmp_path / "sys"
-    for netdev, kind in layout.items():
+    for dev in rdma:
+        (sysfs / "class" / "infiniband" / dev).mkdir(parents=True)
+    for pos, (netdev, kind) in enumerate(layout.items()):
         base = sysfs / "class" / "net" / netdev
         base.mkdir(parents=True)
+        pci = sysfs / "devices" / f"0000:00:0{pos}.0"
+        pci.mkdir(parents=True)
+        (base / "device").symlink_to(pci)
         if kind == "none":
             continue
         for side in ("roce_rp", "roce_np"):
@@ -154,13 +176,21 @@ def run_nic(
         f = tmp_path / "proc" / "net" / "ipv4" / "conf" / name / "rp_filter"
         f.parent.mkdir(parents=True)
         f.write_text("1\n")
+    for pci_addr, names in (debugfs or {}).items():
+        cc = tmp_path / "debug" / "mlx5" / pci_addr / "cc_params"
+        cc.mkdir(parents=True)
+        for name in names:
+            (cc / name).write_text("0\n")
     path = tmp_path / "nic.sh"
     path.write_text(text)
     base_env = {
+        # Only the stub dir and a minimal /bin: the host's own mlnx_qos or dcb must not leak into the test.
         "PATH": f"{bin_dir}:/usr/bin:/bin",
         "STUB_LOG": str(tmp_path / "log"),
         "NETFAB_SYSFS": str(sysfs),
         "NETFAB_PROC_SYS": str(tmp_path / "proc"),
+        "NETFAB_DEBUGFS": str(tmp_path / "debug"),
+        "NETFAB_CONFIGFS": str(tmp_path / "config"),
     }
     proc = subprocess.run(["sh", str(path)], capture_output=True, text=True, env={**base_env, **env}, timeout=60)
     log = (tmp_path / "log").read_text() if (tmp_path / "log").exists() else ""
@@ -191,7 +221,10 @@ def test_full_mode_programs_the_nic(tmp_path: Path) -> None:
     server = fabric.servers[0]
     nic = server.congestion
     exposed = {"roce_rp": list(nic.rp), "roce_np": list(nic.np)}
-    proc, log = run_nic(script(server, fabric), tmp_path, layout={"eth0": "flat", "eth1": "params"}, params=exposed)
+    proc, log = run_nic(
+        script(server, fabric), tmp_path, layout={"eth0": "flat", "eth1": "params"}, params=exposed,
+        rdma=("mlx5_0", "mlx5_1"),
+    )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert log.count("mlnx_qos -i eth0") == 4 and log.count("mlnx_qos -i eth1") == 4
     assert "cma_roce_tos -d mlx5_0 -t 106" in log and "cma_roce_tos -d mlx5_1 -t 106" in log
@@ -207,22 +240,66 @@ def test_full_mode_programs_the_nic(tmp_path: Path) -> None:
             assert (ecn / "roce_np" / sub / name).read_text() == f"{value}\n", (netdev, name)
 
 
-def test_missing_tools_and_sysfs_are_skipped_with_a_message(tmp_path: Path) -> None:
+def test_a_missing_nic_changes_nothing_and_exits_1(tmp_path: Path) -> None:
+    """HOST-1: on a server whose NICs are not the profile's, nothing is 'skipped' with exit 0."""
     fabric = plan()
     server = fabric.servers[0]
-    text = (
-        script(server, fabric)
-        .replace("have mlnx_qos", "have mlnx_qos_absent")
-        .replace("have cma_roce_tos", "have cma_roce_tos_absent")
-    )
-    proc, log = run_nic(text, tmp_path, layout={"eth0": "none"})
+    proc, log = run_nic(script(server, fabric), tmp_path, layout={"eth0": "flat"}, rdma=("mlx5_0", "mlx5_1"))
+    assert proc.returncode == 1
+    assert "missing NIC(s): eth1; nothing was changed" in proc.stderr
+    assert log == "", "no ip/mlnx_qos call before the check"
+    # A missing RDMA device is just as fatal (outside the lab, where veths have none).
+    proc, log = run_nic(script(server, fabric), tmp_path / "b", layout={"eth0": "flat", "eth1": "flat"})
+    assert proc.returncode == 1 and "mlx5_0 mlx5_1" in proc.stderr and log == ""
+
+
+def test_no_qos_tool_is_a_failure_not_a_skip(tmp_path: Path) -> None:
+    fabric = plan()
+    server = fabric.servers[0]
+    proc, log = run_nic(
+        script(server, fabric), tmp_path, layout={"eth0": "none", "eth1": "none"}, rdma=("mlx5_0", "mlx5_1"),
+        stubs=("ip",),
+    )  # fmt: skip
+    assert proc.returncode == 1
+    err = proc.stderr
+    assert "eth0: lossless QoS NOT applied: neither mlnx_qos" in err
+    assert "mlx5_0: RoCE ToS 106 NOT set" in err
+    assert "eth0: CNP and DCQCN NOT set" in err
+    assert "setting(s) not applied" in err
+    assert "addresses and routes set on eth0 eth1" in proc.stdout, "addressing still done"
+    assert "ip addr replace" in log and "mlnx_qos" not in log
+
+
+def test_inbox_driver_gets_dcb_configfs_tos_and_debugfs_cnp(tmp_path: Path) -> None:
+    """HOST-2: on upstream mlx5 (no MLNX_OFED sysfs, no mlnx_qos) the QoS goes through dcb, the RoCE ToS
+    through rdma_cm configfs, the CNP class and DCQCN parameters through debugfs cc_params."""
+    fabric = plan()
+    server = fabric.servers[0]
+    nic = server.congestion
+    cc = ["np_cnp_dscp", "np_cnp_prio_mode", "np_cnp_prio", "np_min_time_between_cnps"]
+    cc += ["rp_" + n.removeprefix("rpg_") for n in nic.rp if n.startswith("rpg_")]
+    cc += ["rp_rate_reduce_monitor_period", "rp_initial_alpha_value", "rp_dce_tcp_g", "rp_dce_tcp_rtt"]
+    cc += ["rp_clamp_tgt_rate", "rp_clamp_tgt_rate_ati"]
+    config = tmp_path / "config" / "rdma_cm"
+    for dev in ("mlx5_0", "mlx5_1"):
+        (config / dev / "ports" / "1").mkdir(parents=True)
+        for name in ("default_roce_tos", "default_roce_mode"):
+            (config / dev / "ports" / "1" / name).write_text("0\n")
+    proc, log = run_nic(
+        script(server, fabric), tmp_path, layout={"eth0": "none", "eth1": "none"}, rdma=("mlx5_0", "mlx5_1"),
+        stubs=("ip", "dcb"), debugfs={"0000:00:00.0": cc, "0000:00:01.0": cc},
+    )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
-    out = proc.stdout
-    assert "eth1 absent, skipped" in out and "addresses and routes set on eth0\n" in out
-    assert "eth0 QoS skipped: mlnx_qos not installed" in out
-    assert "mlx5_0 RoCE ToS skipped" in out
-    assert "eth0 DCQCN skipped" in out
-    assert "mlnx_qos" not in log
+    assert "dcb pfc set dev eth0 prio-pfc all:off 3:on" in log
+    assert re.search(r"dcb app replace dev eth0 dscp-prio .*\b26:3\b.*\b48:6\b", log)
+    assert "tc-tsa 0:ets 1:ets 2:ets 3:ets 4:ets 5:ets 6:strict 7:ets" in log
+    assert (config / "mlx5_0/ports/1/default_roce_tos").read_text() == "106\n"
+    assert (config / "mlx5_1/ports/1/default_roce_mode").read_text() == "RoCE v2\n"
+    debug = tmp_path / "debug/mlx5/0000:00:00.0/cc_params"
+    assert (debug / "np_cnp_dscp").read_text() == f"{nic.cnp_dscp}\n"
+    assert (debug / "np_cnp_prio").read_text() == f"{nic.cnp_priority}\n"
+    assert (debug / "np_cnp_prio_mode").read_text() == "0\n"
+    assert (debug / "rp_time_reset").read_text() == f"{nic.rp['rpg_time_reset']}\n"
 
 
 # --- the real thing: NETFAB_LAB=1 in a throwaway network namespace -----------------------------------------
@@ -261,7 +338,7 @@ def test_lab_mode_in_a_namespace_is_idempotent(tmp_path: Path) -> None:
             ).stdout
             assert f"{n.routes[0]} via {n.gateway} dev {n.netdev}" in routes
             mtu = subprocess.run([*nsx, "cat", f"/sys/class/net/{n.netdev}/mtu"], capture_output=True, text=True)
-            assert mtu.stdout.strip() == str(max(1500, server.congestion.roce_mtu + 104))
+            assert mtu.stdout.strip() == str(server.congestion.host_mtu) == "4200"
         main = subprocess.run([*nsx, "ip", "route"], capture_output=True, text=True).stdout
         for n in server.nics:
             assert f"{n.routes[0]} via {n.gateway} dev {n.netdev}" in main
@@ -278,6 +355,6 @@ def test_nics_sharing_a_block_share_one_ecmp_route() -> None:
     block = server.nics[0].routes[0]
     assert all(n.routes == (block,) for n in server.nics)
     hops = " ".join(f"nexthop via {n.gateway} dev {n.netdev}" for n in server.nics)
-    assert f"\tip route replace {block} {hops}\n" in text
+    assert f"\nip route replace {block} {hops}\n" in text
     # DCQCN is off in that intent (PFC + NCCL congestion control): every enable file is written 0.
     assert not server.congestion.dcqcn_enabled and not re.search(r"enable/\d\" 1", text)

@@ -47,6 +47,9 @@ def speed(gbps: int) -> str:
 
 
 def ratio(value: float) -> str:
+    """'7:1' oversubscribed, '1:2' undersubscribed (more uplink than downlink capacity)."""
+    if 0 < value < 1:
+        return "1:" + f"{1 / value:.2f}".rstrip("0").rstrip(".")
     return f"{value:.2f}".rstrip("0").rstrip(".") + ":1"
 
 

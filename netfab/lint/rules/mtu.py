@@ -34,6 +34,8 @@ class RoceMtuAboveLinkMtu(Rule):
     hint = "raise underlay.mtu (9216 is usual) or lower nic.roce_mtu"
 
     def check(self, ctx: LintContext) -> Iterator[Finding]:
+        if ctx.intent.qos.class_of_kind("roce") is None:
+            return  # a network without RoCE (an OOB network) sends no RoCE packets
         roce_mtu = ctx.intent.nic.roce_mtu
         link_mtu = ctx.intent.underlay.mtu
         packet = roce_mtu + ROCEV2_HEADER_BYTES

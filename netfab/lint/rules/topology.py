@@ -40,10 +40,13 @@ class RailsNotGpus(Rule):
 
     def check(self, ctx: LintContext) -> Iterator[Finding]:
         t = ctx.intent.topology
-        gpus = t.servers.gpus_per_server
-        if t.style == "rail_optimized" and t.rails is not None and t.rails != gpus:
-            msg = f"{plural(t.rails, 'rail')} per SU but {gpus} GPUs (NICs) per server: NIC i must land on rail i"
-            yield self.finding(ctx, (*TOPO, "rails"), msg, related=[(*TOPO, "servers", "gpus_per_server")])
+        nics = t.servers.nic_count
+        if t.style == "rail_optimized" and t.rails is not None and t.rails != nics:
+            what = "NICs" if t.servers.nics is not None else "GPUs (NICs)"
+            msg = f"{plural(t.rails, 'rail')} per SU but {nics} {what} per server: NIC i must land on rail i"
+            hint = self.hint + "; to put several rails on one leaf, keep rails per NIC and set rails_per_leaf"
+            field = "nics" if t.servers.nics is not None else "gpus_per_server"
+            yield self.finding(ctx, (*TOPO, "rails"), msg, hint=hint, related=[(*TOPO, "servers", field)])
 
 
 class PortBudgetExceeded(Rule):
@@ -150,10 +153,14 @@ class OversubscriptionMismatch(Rule):
             if abs(actual - declared) / declared <= OVERSUBSCRIPTION_TOLERANCE:
                 continue
             msg = (
-                f"the {use.role} tier is {ratio(actual)} oversubscribed ({_count(use.downlinks)} x "
+                f"the {use.role} tier is {ratio(actual)} ({_count(use.downlinks)} x "
                 f"{speed(use.down_speed)} down, {use.uplinks} x {speed(use.up_speed)} up), declared {ratio(declared)}"
             )
-            yield self.finding(ctx, (*TOPO, use.role, "oversubscription"), msg)
+            hint = None
+            if (declared < 1) != (actual < 1) and abs(actual * declared - 1) / max(actual * declared, 1) <= 0.05:
+                # '1:7' for a 7:1 tier: the sides are swapped, and the message should say so.
+                hint = f"the ratio is downlink:uplink; this tier is '{ratio(actual)}'"
+            yield self.finding(ctx, (*TOPO, use.role, "oversubscription"), msg, hint=hint)
 
 
 RULES: tuple[type[Rule], ...] = (RailsNotGpus, PortBudgetExceeded, UplinksNotDivisible, OversubscriptionMismatch)

@@ -1,0 +1,252 @@
+"""The topologies people build (issue 13 point 1) and the cluster's networks on real servers (point 2, 3):
+several rails per leaf, 2-tier top-of-rack, multi-plane back ends, cable overrides, server profiles, and
+stable expansion for each (growth only adds; every existing name, port and address stays)."""
+
+from __future__ import annotations
+
+import copy
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from netfab.design import FabricPlan, design
+from netfab.intent import Intent
+
+INTENTS = Path(__file__).resolve().parents[2] / "intent"
+
+SMALL_RAIL: dict[str, Any] = {
+    "version": 1,
+    "fabric": {"name": "t"},
+    "topology": {
+        "scalable_units": 1,
+        "servers_per_su": 8,
+        "rails": 8,
+        "rails_per_leaf": 4,
+        "servers": {"gpus_per_server": 8, "nic_speed": "200G", "cable_m": 2},
+        "leaf": {"platform": "nvidia_cumulus", "ports": 64, "uplinks": 16, "uplink_speed": "400G"},
+        "spine": {"platform": "nvidia_cumulus", "count": 2, "ports": 32},
+    },
+}
+
+
+def plan_of(data: dict[str, Any], network: str = "backend") -> FabricPlan:
+    return design(Intent.model_validate(data), network=network)
+
+
+def facts(plan: FabricPlan) -> tuple[dict[str, Any], dict[str, Any]]:
+    devices = {
+        d.name: (d.asn, d.loopback, d.mgmt_ip, {(i.name, i.peer_device, i.peer_port, i.address) for i in d.interfaces})
+        for d in plan.devices.values()
+    }
+    servers = {s.name: tuple((n.netdev, n.leaf, n.leaf_port, n.address) for n in s.nics) for s in plan.servers}
+    return devices, servers
+
+
+def assert_growth_only_adds(small: dict[str, Any], big: dict[str, Any], network: str = "backend") -> None:
+    before, after = plan_of(small, network), plan_of(big, network)
+    (old_d, old_s), (new_d, new_s) = facts(before), facts(after)
+    assert len(new_d) > len(old_d) or len(new_s) > len(old_s)
+    for name, (asn, lo, mgmt, ports) in old_d.items():
+        assert new_d[name][:3] == (asn, lo, mgmt), name
+        assert ports <= new_d[name][3], name  # upper tiers gain ports; none moves
+    for name, nics in old_s.items():
+        assert new_s[name] == nics, name
+
+
+def test_two_leaves_carry_four_rails_each() -> None:
+    plan = plan_of(SMALL_RAIL)
+    leaves = plan.devices_of("leaf")
+    assert [d.name for d in leaves] == ["su1-leaf1", "su1-leaf2"]
+    assert len(plan.devices_of("spine")) == 2
+    server = plan.servers[0]
+    # Rails 1-4 on leaf 1, 5-8 on leaf 2; each rail its own block of 8 leaf ports.
+    assert [n.leaf for n in server.nics] == ["su1-leaf1"] * 4 + ["su1-leaf2"] * 4
+    assert [n.rail for n in server.nics] == list(range(1, 9))
+    host_ports = Counter(i.rail for i in leaves[0].interfaces if i.role == "host")
+    assert host_ports == {1: 8, 2: 8, 3: 8, 4: 8}
+    assert len({n.leaf_port for s in plan.servers for n in s.nics if n.leaf == "su1-leaf1"}) == 32
+    assert leaves[0].rail is None, "a leaf carrying 4 rails has no single rail"
+
+
+def test_rails_per_leaf_growth_only_adds() -> None:
+    big = copy.deepcopy(SMALL_RAIL)
+    big["topology"]["scalable_units"] = 2
+    big["topology"]["spine"]["ports"] = 64
+    assert_growth_only_adds(SMALL_RAIL, big)
+
+
+TOR: dict[str, Any] = {
+    "version": 1,
+    "fabric": {"name": "tor"},
+    "topology": {
+        "style": "clos3",
+        "pods": 1,
+        "racks_per_pod": 2,
+        "servers_per_rack": 4,
+        "servers": {"gpus_per_server": 8, "nic_speed": "200G"},
+        "leaf": {"platform": "nvidia_cumulus", "ports": 64, "uplinks": 16, "uplink_speed": "400G"},
+        "spine": {"platform": "nvidia_cumulus", "count": 2, "ports": 32},
+    },
+}
+
+
+def test_two_tier_top_of_rack_without_superspine() -> None:
+    plan = plan_of(TOR)
+    assert sorted(d.role for d in plan.devices.values()) == ["leaf", "leaf", "spine", "spine"]
+    assert not [link for link in plan.links if link.tier == "spine_superspine"]
+    # Every NIC of a rack's servers lands on that rack's ToR: not rail-wired.
+    for server in plan.servers:
+        assert len({n.leaf for n in server.nics}) == 1 and all(n.rail is None for n in server.nics)
+    big = copy.deepcopy(TOR)
+    big["topology"]["racks_per_pod"] = 3
+    big["topology"]["spine"]["ports"] = 64
+    assert_growth_only_adds(TOR, big)
+
+
+PLANES: dict[str, Any] = {
+    "version": 1,
+    "fabric": {"name": "mp"},
+    "topology": {
+        "scalable_units": 1,
+        "servers_per_su": 4,
+        "planes": 2,
+        "servers": {"gpus_per_server": 2, "nic_speed": "400G"},
+        "leaf": {"platform": "sonic", "ports": 16, "uplinks": 4, "uplink_speed": "400G"},
+        "spine": {"platform": "sonic", "count": 4, "ports": 16},
+    },
+}
+
+
+def test_multi_plane_back_end_puts_each_nic_port_on_its_own_plane() -> None:
+    plan = plan_of(PLANES)
+    leaves = plan.devices_of("leaf")
+    assert [d.name for d in leaves] == ["su1-p1-leaf1", "su1-p1-leaf2", "su1-p2-leaf1", "su1-p2-leaf2"]
+    server = plan.servers[0]
+    assert [(n.rail, n.plane) for n in server.nics] == [(1, 1), (1, 2), (2, 1), (2, 2)]
+    assert len({n.netdev for n in server.nics}) == 4
+    by_name = plan.devices
+    # Planes never meet: a leaf's uplinks go only to spines of its plane.
+    for leaf in leaves:
+        peers = {i.peer_device for i in leaf.interfaces if i.role == "fabric_up"}
+        assert {by_name[p].plane for p in peers} == {leaf.plane}, (leaf.name, peers)
+    # Every plane's host addresses come from their own blocks.
+    assert len({n.routes for n in server.nics}) == 4
+    big = copy.deepcopy(PLANES)
+    big["topology"]["scalable_units"] = 2
+    big["topology"]["spine"]["ports"] = 32
+    assert_growth_only_adds(PLANES, big)
+
+
+def test_cable_overrides_per_group_and_per_link() -> None:
+    data = copy.deepcopy(SMALL_RAIL)
+    data["topology"]["cables"] = [
+        {"match": "su1-leaf2", "tier": "leaf_spine", "cable_m": 120},
+        {"match": "su1-srv8", "cable_m": 7},
+    ]
+    plan = plan_of(data)
+    lengths = {(link.a_device, link.b_device, link.tier): link.cable_m for link in plan.links}
+    assert {v for (a, b, t), v in lengths.items() if t == "leaf_spine" and b == "su1-leaf2"} == {120}
+    assert {v for (a, b, t), v in lengths.items() if t == "leaf_spine" and b == "su1-leaf1"} == {30}
+    assert {v for (a, b, t), v in lengths.items() if t == "host" and b == "su1-srv8"} == {7}
+    assert {v for (a, b, t), v in lengths.items() if t == "host" and b == "su1-srv1"} == {2}
+    # Both ends of a cable see the same length (it sizes both ends' headroom).
+    leaf2 = plan.devices["su1-leaf2"]
+    assert {i.cable_m for i in leaf2.interfaces if i.role == "fabric_up"} == {120}
+
+
+def test_dgx_profile_names_every_nic_and_networks_never_share_a_table() -> None:
+    data = yaml.safe_load((INTENTS / "superpod-su.yaml").read_text())
+    intent = Intent.model_validate(data)
+    plans = {n: design(intent, network=n) for n in intent.network_names()}
+    backend, storage = plans["backend"].servers[0], plans["storage"].servers[0]
+    assert [n.netdev for n in backend.nics][:2] == ["enp24s0np0", "enp64s0np0"]
+    assert [n.rdma_device for n in backend.nics] == [f"mlx5_{i}" for i in (0, 3, 4, 5, 6, 9, 10, 11)]
+    assert [n.netdev for n in storage.nics] == ["enp41s0f1np1", "enp170s0f1np1"]
+    assert backend.name == storage.name == plans["oob"].servers[0].name == "su1-dgx01"
+    tables = [n.table for p in plans.values() for n in p.servers[0].nics]
+    netdevs = [n.netdev for p in plans.values() for n in p.servers[0].nics]
+    assert len(tables) == len(set(tables)) and len(netdevs) == len(set(netdevs))
+
+
+def test_generic_profile_keeps_todays_names_and_numbers_other_networks_after_them() -> None:
+    data = copy.deepcopy(SMALL_RAIL)
+    data["networks"] = {
+        "storage": {
+            "kind": "storage",
+            "topology": {
+                "scalable_units": 1,
+                "servers_per_su": 8,
+                "servers": {"nics": 2},
+                "leaf": {"ports": 16, "uplinks": 4, "oversubscription": "1:2"},
+                "spine": {"count": 2},
+            },
+            "underlay": {"hosts": "10.96.0.0/16"},
+        }
+    }
+    intent = Intent.model_validate(data)
+    backend = design(intent).servers[0]
+    storage = design(intent, network="storage").servers[0]
+    assert [n.netdev for n in backend.nics] == [f"eth{i}" for i in range(8)]
+    assert [(n.netdev, n.rdma_device, n.table) for n in storage.nics] == [
+        ("eth8", "mlx5_8", 108),
+        ("eth9", "mlx5_9", 109),
+    ]
+
+
+def test_per_server_override_renames_one_nic() -> None:
+    data = yaml.safe_load((INTENTS / "ent64.yaml").read_text())
+    data["servers"]["overrides"] = {"su1-srv3": {"nics": {"enp24s0np0": {"netdev": "enp25s0np0"}}}}
+    plan = plan_of(data)
+    names = {s.name: s.nics[0].netdev for s in plan.servers}
+    assert names["su1-srv3"] == "enp25s0np0" and names["su1-srv2"] == "enp24s0np0"
+    assert {e.scope for e in plan.host_env} == {"dgx-h100", "su1-srv3"}
+
+
+def test_nccl_environment_follows_the_intent() -> None:
+    data = yaml.safe_load((INTENTS / "superpod-su.yaml").read_text())
+    data["networks"]["frontend"] = {
+        "kind": "frontend",
+        "topology": {
+            "scalable_units": 1,
+            "servers_per_su": 32,
+            "servers": {"nics": 1, "nic_speed": "100G"},
+            "leaf": {"ports": 64, "uplinks": 8, "uplink_speed": "400G"},
+            "spine": {"count": 2},
+        },
+        "qos": {"classes": [{"name": "default", "kind": "default", "priority": 0, "weight": 100}],
+                "pfc": {"watchdog": None}},
+        "underlay": {"hosts": "10.128.0.0/16", "loopbacks": {"leaf": "10.253.1.0/24", "spine": "10.253.0.0/26"}},
+        "management": {"subnet": "192.168.3.0/24"},
+    }  # fmt: skip
+    # The storage network takes the first two storage ports; the front end would take the first
+    # frontend-capable one, which is the same port: the profile lets a network pick from its kind only.
+    intent = Intent.model_validate(data)
+    env = {v.name: v.value for v in design(intent).host_env[0].nccl}
+    assert env["NCCL_IB_HCA"] == "=" + ",".join(f"mlx5_{i}:1" for i in (0, 3, 4, 5, 6, 9, 10, 11))
+    assert env["NCCL_IB_TC"] == str(26 * 4)
+    assert env["NCCL_IB_QPS_PER_CONNECTION"] == "4"
+    assert env["NCCL_IB_GID_INDEX"] == "-1" and env["NCCL_IB_ROCE_VERSION_NUM"] == "2"
+    assert env["NCCL_CROSS_NIC"] == "0"
+    assert env["NCCL_SOCKET_IFNAME"] == "=enp41s0f1np1"
+
+
+@pytest.mark.parametrize("name", ["superpod-su.yaml", "ent64.yaml", "meta-3tier.yaml"])
+def test_example_growth_only_adds(name: str) -> None:
+    small = yaml.safe_load((INTENTS / name).read_text())
+    big = copy.deepcopy(small)
+    t = big["topology"]
+    if t.get("style") == "clos3":
+        # 3-tier grows by pods (a pod's spines number their rack ports from the pod's racks).
+        t["pods"] += 1
+        t["superspine"]["ports"] *= 2
+    else:
+        t["scalable_units"] += 1
+        t["spine"]["ports"] *= 2
+        for net in big.get("networks", {}).values():
+            net["topology"]["scalable_units"] += 1
+            net["topology"]["spine"]["ports"] *= 2
+    for network in Intent.model_validate(small).network_names():
+        assert_growth_only_adds(small, big, network)
