@@ -127,7 +127,8 @@ def analyze_capacity(intent: Intent, plan: FabricPlan, message_bytes: int = DEFA
     leaves = plan.devices_of("leaf")
     spines = plan.devices_of("spine")
     tiers = {"leaf": _tier("leaf", leaves, down, up, topo.leaf.oversubscription)}
-    if plan.style == "clos3":
+    three_tier = plan.style == "clos3" and topo.superspine is not None
+    if three_tier:
         tiers["spine"] = _tier("spine", spines, down, up, topo.spine.oversubscription)
     gpus = sum(len(s.nics) for s in plan.servers)
     nic_gbps = max((lk.speed_gbps for lk in plan.links if lk.tier == "host"), default=0)
@@ -138,6 +139,10 @@ def analyze_capacity(intent: Intent, plan: FabricPlan, message_bytes: int = DEFA
         su_gpus = gpus // sus
         su_leaves = len(leaves) // sus
         scopes["su"] = _scope("su", sus, su_gpus, nic_gbps, [("leaf_uplinks", su_leaves / 2 * leaf_up)], ())
+        scopes["fabric"] = _scope("fabric", 1, gpus, nic_gbps, [("leaf_uplinks", len(leaves) / 2 * leaf_up)], ("leaf",))
+    elif not three_tier:
+        # 2-tier top-of-rack (one pod, no superspine): racks under one spine tier, the fabric is the pod.
+        scopes["rack"] = _scope("rack", len(leaves), gpus // len(leaves), nic_gbps, [], ())
         scopes["fabric"] = _scope("fabric", 1, gpus, nic_gbps, [("leaf_uplinks", len(leaves) / 2 * leaf_up)], ("leaf",))
     else:
         pods = topo.pods or 1

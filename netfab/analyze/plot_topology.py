@@ -35,11 +35,15 @@ def topology_svg(intent: Intent, capacity: Capacity, fabric: str) -> str:
     t = intent.topology
     gpus = capacity.gpus
     svg = Svg(WIDTH, 520, f"{fabric} topology")
-    style = "rail-optimized leaf/spine" if t.style == "rail_optimized" else "3-tier Clos (pods)"
+    style = {"rail_optimized": "rail-optimized leaf/spine", "clos3": "3-tier Clos (pods)"}[t.style]
+    if t.style == "clos3" and t.superspine is None:
+        style = "2-tier top-of-rack leaf/spine"
     svg.text(20, 28, f"{fabric}: {style}, {gpus:,} GPUs ({t.server_count:,} servers x {t.servers.gpus_per_server})",
              size=16, weight="bold")  # fmt: skip
     if t.style == "rail_optimized":
         _rail(svg, intent, capacity)
+    elif t.superspine is None:
+        _tor(svg, intent, capacity)
     else:
         _clos3(svg, intent, capacity)
     _legend(svg, capacity)
@@ -94,6 +98,22 @@ def _rail(svg: Svg, intent: Intent, cap: Capacity) -> None:
         svg.text(x + w / 2, 366, f"NIC i -> rail leaf i, {t.servers.nic_speed}G", size=11, anchor="middle")
         gpus_per_su = (t.servers_per_su or 0) * t.servers.gpus_per_server
         svg.text(x + w / 2, 384, f"{gpus_per_su} GPUs per SU", size=11, anchor="middle")
+
+
+def _tor(svg: Svg, intent: Intent, cap: Capacity) -> None:
+    """One pod, no superspine: a spine tier over top-of-rack leaves (counts only, like the other styles)."""
+    t = intent.topology
+    leaf = cap.tiers["leaf"]
+    svg.rect(20, 50, WIDTH - 40, 56, fill="#f6efe6", stroke="#999999", rx=6)
+    svg.text(WIDTH / 2, 82, f"{t.spine.count} spines ({t.spine.platform})", size=13, anchor="middle", weight="bold")
+    racks = t.racks_per_pod or 0
+    svg.rect(20, 150, WIDTH - 40, 80, fill="#e8f0f8", stroke="#999999", rx=6)
+    svg.text(WIDTH / 2, 182, f"{racks} top-of-rack leaves ({t.leaf.platform})", size=13, anchor="middle", weight="bold")
+    svg.text(WIDTH / 2, 204, f"leaf {_ratio(leaf.oversubscription)}, {t.leaf.uplinks} x {t.leaf.uplink_speed}G up",
+             size=11, anchor="middle")  # fmt: skip
+    svg.rect(20, 290, WIDTH - 40, 80, fill="#f0f0f0", stroke="#bbbbbb", rx=4)
+    svg.text(WIDTH / 2, 322, f"{t.servers_per_rack} servers per rack x {t.servers.nic_count} NICs at "
+             f"{t.servers.nic_speed}G", size=12, anchor="middle", weight="bold")  # fmt: skip
 
 
 def _clos3(svg: Svg, intent: Intent, cap: Capacity) -> None:

@@ -42,7 +42,9 @@ def test_rebuild_is_byte_identical(tmp_path: Path) -> None:
     assert a == b
     assert "cabling.csv" in a and "inventory/hosts.yaml" in a
     assert len([k for k in a if k.startswith("configs/")]) == 48
-    assert len([k for k in a if k.startswith("hosts/")]) == 128
+    assert len([k for k in a if k.startswith("hosts/su")]) == 128
+    # Plus the server profile's NCCL/RCCL environment and NIC firmware script.
+    assert {"hosts/nccl-generic.conf", "hosts/rccl-generic.conf", "hosts/mlxconfig-generic.sh"} <= set(a)
 
 
 def test_inventory_has_no_secrets_and_knows_every_device(tmp_path: Path) -> None:

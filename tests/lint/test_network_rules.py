@@ -155,8 +155,7 @@ def test_undersubscription_is_a_real_ratio(tmp_path: Path) -> None:
 
 
 def test_clos3_without_superspine_error_is_one_sentence(tmp_path: Path) -> None:
-    data = merged(RAIL, {"topology": {"style": "clos3", "scalable_units": None, "servers_per_su": None,
-                                      "rails": None, "pods": 2, "racks_per_pod": 2, "servers_per_rack": 1}})  # fmt: skip
+    data = merged(RAIL, {"topology": {"style": "clos3", "pods": 2, "racks_per_pod": 2, "servers_per_rack": 1}})
     for key in ("scalable_units", "servers_per_su", "rails"):
         data["topology"].pop(key)
     result = lint_data(data, tmp_path)

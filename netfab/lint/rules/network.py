@@ -18,9 +18,14 @@ from netfab.lint.context import LintContext
 from netfab.lint.fabric import link_kinds
 from netfab.lint.rule import Rule
 from netfab.lint.rules._words import size
+from netfab.lint.rules.mtu import ROCEV2_HEADER_BYTES
 from netfab.lossless.headroom import headroom
 
 DataPath = tuple[str | int, ...]
+
+SINGLE_ASIC_PORTS = 128
+"""More front-panel ports than a single switch ASIC serves (128 x 400G on a 51.2T ASIC): a multi-ASIC chassis,
+whose buffer is per ASIC, so the all-ports sum is not checked against one ASIC's buffer."""
 
 
 def _path(view: NetworkView, *rest: str | int) -> DataPath:
@@ -118,6 +123,9 @@ class LosslessHeadroomOverBuffer(Rule):
     (compute RoCE and storage RoCE on a converged fabric) needs twice the headroom on every port; long cables
     raise it further. When the sum over ports and priorities is larger than the ASIC's shared buffer, the
     lossless guarantee cannot hold under load: the switch either refuses the profile or drops paused frames.
+    One port's sum over its priorities is always checked; the sum over all ports only for switches of at most
+    128 ports (a larger tier is a multi-ASIC chassis with a buffer per ASIC). The buffer is the platform's
+    planning figure (capabilities) until the tier names its switch model.
 
     ```yaml
     # bad: a 10 km lossless hop and two lossless priorities
@@ -158,14 +166,23 @@ class LosslessHeadroomOverBuffer(Rule):
                 continue
             worst, kind = max(needs, key=lambda n: n[0])
             per_port = worst if isinstance(buffers.headroom, str) else max(worst, buffers.headroom)
-            total = per_port * len(priorities) * tier.spec.ports
-            if total <= shared:
+            port_total = per_port * len(priorities)
+            n = len(priorities)
+            lossless = f"{n} lossless priorit{'y' if n == 1 else 'ies'} x {size(per_port)} headroom"
+            worst_link = f"worst link: {kind.name}, {kind.cable_m:g} m"
+            if port_total > shared:
+                msg = (
+                    f"{tier.label}: one port's headroom alone, {lossless} ({worst_link}) = {size(port_total)}, is "
+                    f"{port_total * 100 // shared} % of the {size(shared)} buffer ({tier.caps.buffer.asic})"
+                )
+            elif tier.spec.ports <= SINGLE_ASIC_PORTS and port_total * tier.spec.ports > shared:
+                total = port_total * tier.spec.ports
+                msg = (
+                    f"{tier.label}: {lossless} ({worst_link}) x {tier.spec.ports} ports = {size(total)}, "
+                    f"{total * 100 // shared} % of the {size(shared)} buffer ({tier.caps.buffer.asic})"
+                )
+            else:
                 continue
-            msg = (
-                f"{tier.label}: {len(priorities)} lossless priorit{'y' if len(priorities) == 1 else 'ies'} x "
-                f"{size(per_port)} headroom (worst link: {kind.name}, {kind.cable_m:g} m) x {tier.spec.ports} ports "
-                f"= {size(total)}, {total * 100 // shared} % of the {size(shared)} buffer ({tier.caps.buffer.asic})"
-            )
             yield self.finding(ctx, (*tier.path, "ports"), msg, related=[kind.cable_path, ("qos", "classes")])
 
 
@@ -373,7 +390,8 @@ class MtuAcrossNetworks(Rule):
             nic = view.intent.nic
             host_mtu = nic.mtu if nic.mtu is not None else max(1500, nic.roce_mtu + 104)
             link = view.intent.underlay.mtu
-            if host_mtu > link:
+            if host_mtu > link and (nic.mtu is not None or nic.roce_mtu + ROCEV2_HEADER_BYTES <= link):
+                # A derived host MTU over a link that cannot carry the RoCE packets either is MTU001's finding.
                 where = _path(view, "nic", "mtu") if nic.mtu is not None else _path(view, "nic", "roce_mtu")
                 msg = f"network {view.name}: the servers' NIC MTU {host_mtu} is above its link MTU {link}"
                 yield self.finding(ctx, where, msg, related=[_path(view, "underlay", "mtu")])
@@ -405,6 +423,8 @@ class ServerCountAcrossNetworks(Rule):
     # bad: 32 back-end servers, a storage network for 24
     topology: {scalable_units: 1, servers_per_su: 32}
     networks: {storage: {kind: storage, topology: {scalable_units: 1, servers_per_su: 24, ...}}}
+    # fixed
+    networks: {storage: {kind: storage, topology: {scalable_units: 1, servers_per_su: 32, ...}}}
     ```
     """
 
@@ -436,6 +456,8 @@ class ServerProfilePorts(Rule):
     # bad: the DGX H100 profile has no 4th front-end port
     servers: {profile: dgx-h100}
     networks: {frontend: {kind: frontend, topology: {servers: {nics: 4}, ...}}}
+    # fixed
+    networks: {frontend: {kind: frontend, topology: {servers: {nics: 2}, ...}}}
     ```
     """
 

@@ -1,0 +1,52 @@
+"""The cluster examples of issue 13 (intent/superpod-su.yaml, meta-3tier.yaml, ent64.yaml): lint-clean, and
+`netfab build` writes every network of each, with the host files each network needs."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from netfab.lint import lint_paths
+
+ROOT = Path(__file__).resolve().parents[2]
+INTENTS = ROOT / "intent"
+
+# example -> {build dir: (switches, host scripts)}
+EXPECTED = {
+    "superpod-su.yaml": {"spod-su": (24, 32), "spod-su-storage": (4, 32), "spod-su-oob": (3, 0)},
+    "meta-3tier.yaml": {"meta-2zone": (104, 128)},
+    "ent64.yaml": {"ent64": (4, 8), "ent64-storage": (4, 8)},
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_example_is_lint_clean(name: str) -> None:
+    result = lint_paths([INTENTS / name])
+    assert result.findings == [], [(f.rule_id, f.message) for f in result.findings]
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_build_writes_every_network(name: str, tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "netfab.cli.app", "build", str(INTENTS / name), "--out", str(tmp_path), "-q"],
+        capture_output=True, text=True, timeout=600, cwd=tmp_path,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(EXPECTED[name])
+    for fabric, (switches, scripts) in EXPECTED[name].items():
+        out = tmp_path / fabric
+        assert len(list((out / "configs").iterdir())) >= switches
+        hosts = sorted(p.name for p in (out / "hosts").iterdir())
+        assert len([h for h in hosts if h.endswith(".sh") and not h.startswith("mlxconfig-")]) == scripts
+        # The back end carries the NCCL/RCCL environment and the firmware script of its server profile.
+        if fabric == next(iter(EXPECTED[name])):
+            assert any(h.startswith("nccl-") for h in hosts) and any(h.startswith("rccl-") for h in hosts)
+            assert any(h.startswith("mlxconfig-") for h in hosts)
+        assert (out / "cabling.csv").is_file() and (out / "inventory" / "hosts.yaml").is_file()
+    # Every network's script runs under sh -n.
+    for script in tmp_path.rglob("hosts/*.sh"):
+        subprocess.run(["sh", "-n", str(script)], check=True)
