@@ -50,3 +50,23 @@ def test_build_writes_every_network(name: str, tmp_path: Path) -> None:
     # Every network's script runs under sh -n.
     for script in tmp_path.rglob("hosts/*.sh"):
         subprocess.run(["sh", "-n", str(script)], check=True)
+
+
+def test_network_selector_on_the_verbs(tmp_path: Path) -> None:
+    """--network picks one network for analyze (and deploy/verify/audit, which share the loader); an unknown
+    name is a usage error (2) that lists the intent's networks."""
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+    intent = str(INTENTS / "ent64.yaml")
+    ok = subprocess.run(
+        [sys.executable, "-m", "netfab.cli.app", "analyze", intent, "--network", "storage", "--out", str(tmp_path)],
+        capture_output=True, text=True, timeout=600, cwd=tmp_path, env=env,
+    )  # fmt: skip
+    assert ok.returncode == 0, ok.stderr
+    assert (tmp_path / "ent64-storage.analysis" / "analysis.json").is_file()
+    for verb in ("analyze", "verify", "audit", "deploy"):
+        bad = subprocess.run(
+            [sys.executable, "-m", "netfab.cli.app", verb, intent, "--network", "nope"],
+            capture_output=True, text=True, timeout=600, cwd=tmp_path, env=env,
+        )  # fmt: skip
+        assert bad.returncode == 2, (verb, bad.stderr)
+        assert "unknown network 'nope'; this intent has backend, storage" in bad.stderr, (verb, bad.stderr)
