@@ -80,6 +80,8 @@ def _collect(node: Schema, path: str, defs: dict[str, Schema], sections: dict[st
         here = f"{path}.{name}" if path else name
         if _is_array(prop):
             here += "[]"
+        elif _is_mapping(prop):
+            here += ".<name>"
         if ref not in sections:
             sections[ref] = Section(ref, defs[ref])
             order.append(ref)
@@ -103,7 +105,12 @@ def _at(data: dict[str, Any], path: str) -> Any:
 def _object_ref(prop: Schema, defs: dict[str, Schema]) -> str | None:
     """The $defs name of an object-typed field (directly, in a list, or nullable); enums are not sections."""
     for candidate in _alternatives(prop):
-        ref = candidate.get("$ref") or candidate.get("items", {}).get("$ref")
+        values = _mapping_values(candidate)
+        ref = (
+            candidate.get("$ref")
+            or candidate.get("items", {}).get("$ref")
+            or (values.get("$ref") if isinstance(values, dict) else None)
+        )
         if ref:
             name = str(ref).rsplit("/", 1)[-1]
             return None if "enum" in defs.get(name, {}) else name
@@ -112,6 +119,23 @@ def _object_ref(prop: Schema, defs: dict[str, Schema]) -> str | None:
 
 def _alternatives(prop: Schema) -> list[Schema]:
     return [prop, *prop.get("anyOf", []), *prop.get("allOf", [])]
+
+
+def _mapping_values(node: Schema) -> Schema | None:
+    """The value schema of a dict field (additionalProperties, or the one patternProperties of a Name key)."""
+    values = node.get("additionalProperties")
+    if isinstance(values, dict):
+        return values
+    patterns = node.get("patternProperties")
+    if isinstance(patterns, dict) and len(patterns) == 1:
+        only = next(iter(patterns.values()))
+        return only if isinstance(only, dict) else None
+    return None
+
+
+def _is_mapping(prop: Schema) -> bool:
+    """A dict of named objects (networks, server profiles): a section per value, keyed by any name."""
+    return any(_mapping_values(a) is not None for a in _alternatives(prop))
 
 
 def _is_array(prop: Schema) -> bool:
@@ -269,8 +293,12 @@ def _built(name: str, node: Schema, defs: dict[str, Schema]) -> Any:
     if kind == "array":
         return [_built(name, node.get("items", {}), defs)]
     if kind in ("integer", "number"):
-        low = float(node.get("minimum") or node.get("exclusiveMinimum") or 0)
+        # An exclusive minimum is not itself valid: one above it is.
+        low = float(node.get("minimum") or 0) if "exclusiveMinimum" not in node else float(node["exclusiveMinimum"]) + 1
         return max(1, int(low)) if kind == "integer" else low
+    values = _mapping_values(node) if kind == "object" else None
+    if values is not None:
+        return {f"{name.replace('_', '-')}1": _built(name, values, defs)}
     if kind == "boolean":
         return True
     if node.get("format") == "ipv4network":

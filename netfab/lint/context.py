@@ -101,6 +101,13 @@ class LintContext:
     def is_root(self) -> bool:
         return not self.prefix
 
+    @property
+    def network_kind(self) -> str:
+        """backend for the root pass; the network's kind (frontend, storage, oob) on a network's pass."""
+        if not self.prefix:
+            return "backend"
+        return self.cluster.networks[str(self.prefix[1])].kind
+
     @cached_property
     def tiers(self) -> list[Tier]:
         return [Tier(role, spec, self.capabilities[role]) for role, spec in switch_tiers(self.intent)]

@@ -348,6 +348,8 @@ class NoRoceClass(Rule):
     def check(self, ctx: LintContext) -> Iterator[Finding]:
         if _roce(ctx) is None:
             lossless = next((i for i, tc in enumerate(ctx.intent.qos.classes) if tc.lossless), None)
+            if lossless is None and ctx.network_kind == "oob":
+                return  # an OOB network carries no RDMA: no roce class is the design, not a mistake
             path = class_path(lossless, "name") if lossless is not None else ("qos", "classes")
             msg = "no class has kind roce: the NICs have no RoCE DSCP, priority or DCQCN target"
             yield self.finding(ctx, path, msg)
