@@ -62,7 +62,7 @@ def test_network_selector_on_the_verbs(tmp_path: Path) -> None:
         capture_output=True, text=True, timeout=600, cwd=tmp_path, env=env,
     )  # fmt: skip
     assert ok.returncode == 0, ok.stderr
-    assert (tmp_path / "ent64-storage.analysis" / "analysis.json").is_file()
+    assert '"fabric": "ent64-storage"' in (tmp_path / "analysis.json").read_text()
     for verb in ("analyze", "verify", "audit", "deploy"):
         bad = subprocess.run(
             [sys.executable, "-m", "netfab.cli.app", verb, intent, "--network", "nope"],

@@ -92,8 +92,6 @@ def test_the_cluster_fixture_is_clean(tmp_path: Path) -> None:
 CASES: list[tuple[str, dict[str, Any], str]] = [
     # The storage network takes the profile's only storage-capable port, which the back end also uses.
     ("NET001", SHARED_PROFILE, "both use ens2"),
-    # 10 km lossless leaf-spine links: the headroom of every port cannot fit any switch buffer.
-    ("NET002", {"networks": {"storage": {"topology": {"leaf": {"uplink_cable_m": 10000}}}}}, "% of the"),
     ("NET003", {"networks": {"storage": {"underlay": {"hosts": "10.64.0.0/16"}}}}, "overlaps network backend"),
     ("NET004", {"networks": {"oob": {"management": {"subnet": "10.64.0.0/24"}}}}, "routed by the fabric"),
     (
@@ -162,3 +160,20 @@ def test_clos3_without_superspine_error_is_one_sentence(tmp_path: Path) -> None:
     msgs = [f.message for f in result.findings]
     assert any("2 pods need a superspine tier" in m for m in msgs), msgs
     assert not any("{'" in m or "got {" in m for m in msgs), msgs
+
+
+def test_headroom_is_summed_over_the_lossless_priorities_of_a_networks_ports(tmp_path: Path) -> None:
+    """A converged storage network carrying compute and storage lossless classes: 3 km leaf-spine links fit
+    the leaf's buffer with one lossless priority and not with two. The rule that sums them is REV020 (one
+    home for headroom vs buffer); it runs on the network's own switches and points into its section."""
+    long = {"networks": {"storage": {"topology": {"leaf": {"uplink_cable_m": 3000}}}}}
+    one = lint_data(merged(CLUSTER, long), tmp_path, "one.yaml")
+    assert "REV020" not in rule_ids(one)
+    second = {**ROCE, "name": "compute", "kind": "other", "dscp": [24], "priority": 4, "weight": 25}
+    qos = {"classes": [{**ROCE, "name": "storage", "weight": 25}, second, CNP, DEFAULT], "pfc": STORAGE_QOS["pfc"]}
+    two = lint_data(merged(CLUSTER, merged(long, {"networks": {"storage": {"qos": qos}}})), tmp_path, "two.yaml")
+    hits = [f for f in two.findings if f.rule_id == "REV020"]
+    assert hits and all(f.path.startswith("networks.storage.") for f in hits), [
+        (f.rule_id, f.path) for f in two.findings
+    ]
+    assert "2 lossless priorities" in hits[0].message or "priorities" in hits[0].message

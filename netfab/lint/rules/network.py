@@ -1,6 +1,10 @@
 """Cross-network rules: what goes wrong when one cluster has several networks (back end, storage, front end,
 OOB) on the same servers. The per-network rules (every other module) run once per network; these run once
 per intent, on the root pass (ctx.is_root), and read every network through ctx.cluster.
+
+Lossless headroom summed over every priority a switch port carries, against the buffer, is REV020's
+(review_buffer.py): it runs once per network, so a converged network's compute and storage priorities are
+summed there, on that network's switches.
 """
 
 from __future__ import annotations
@@ -15,17 +19,10 @@ from netfab.intent import Intent
 from netfab.intent.model import BACKEND, NetworkView
 from netfab.intent.servers import profile_names, resolve_profile
 from netfab.lint.context import LintContext
-from netfab.lint.fabric import link_kinds
 from netfab.lint.rule import Rule
-from netfab.lint.rules._words import size
 from netfab.lint.rules.mtu import ROCEV2_HEADER_BYTES
-from netfab.lossless.headroom import headroom
 
 DataPath = tuple[str | int, ...]
-
-SINGLE_ASIC_PORTS = 128
-"""More front-panel ports than a single switch ASIC serves (128 x 400G on a 51.2T ASIC): a multi-ASIC chassis,
-whose buffer is per ASIC, so the all-ports sum is not checked against one ASIC's buffer."""
 
 
 def _path(view: NetworkView, *rest: str | int) -> DataPath:
@@ -114,76 +111,6 @@ def _shared_lossless(a: NetworkView, b: NetworkView) -> str:
     if da & db:
         parts.append("DSCP " + ", ".join(map(str, sorted(da & db))))
     return " and ".join(parts)
-
-
-class LosslessHeadroomOverBuffer(Rule):
-    """The PFC headroom of every lossless priority a port carries, on every port, exceeds the switch buffer.
-
-    Headroom is reserved per port and per lossless priority. A network that carries two lossless classes
-    (compute RoCE and storage RoCE on a converged fabric) needs twice the headroom on every port; long cables
-    raise it further. When the sum over ports and priorities is larger than the ASIC's shared buffer, the
-    lossless guarantee cannot hold under load: the switch either refuses the profile or drops paused frames.
-    One port's sum over its priorities is always checked; the sum over all ports only for switches of at most
-    128 ports (a larger tier is a multi-ASIC chassis with a buffer per ASIC). The buffer is the platform's
-    planning figure (capabilities) until the tier names its switch model.
-
-    ```yaml
-    # bad: a 10 km lossless hop and two lossless priorities
-    topology: {leaf: {uplink_cable_m: 10000}}
-    qos: {classes: [{name: roce, kind: roce, dscp: [26], priority: 3, lossless: true},
-                    {name: storage, dscp: [24], priority: 4, lossless: true}, ...]}
-    # fixed: shorter cables, fewer lossless priorities, or a deeper-buffer switch
-    ```
-    """
-
-    id = "NET002"
-    severity = Severity.ERROR
-    title = "Lossless headroom over all priorities exceeds the buffer"
-    hint = "shorten the long links, carry fewer lossless priorities, or use a switch with a deeper buffer"
-
-    def check(self, ctx: LintContext) -> Iterator[Finding]:
-        intent = ctx.intent
-        priorities = intent.qos.pfc_priorities
-        if not priorities:
-            return
-        buffers = intent.qos.buffers
-        for tier in ctx.tiers:
-            shared = tier.caps.buffer.shared_bytes
-            if not shared:
-                continue  # no ASIC buffer (Linux forwarding): nothing to exceed
-            needs = []
-            for kind in link_kinds(intent):
-                if tier.role not in kind.switch_ends:
-                    continue
-                h = headroom(
-                    kind.speed_gbps, kind.cable_m, intent.underlay.mtu,
-                    small_packet_percent=buffers.small_packet_percent,
-                    cell_bytes=buffers.cell_bytes or tier.caps.buffer.cell_bytes,
-                    mac_phy_delay_bytes=tier.caps.buffer.mac_phy_delay_bytes,
-                )  # fmt: skip
-                needs.append((h.required_bytes, kind))
-            if not needs:
-                continue
-            worst, kind = max(needs, key=lambda n: n[0])
-            per_port = worst if isinstance(buffers.headroom, str) else max(worst, buffers.headroom)
-            port_total = per_port * len(priorities)
-            n = len(priorities)
-            lossless = f"{n} lossless priorit{'y' if n == 1 else 'ies'} x {size(per_port)} headroom"
-            worst_link = f"worst link: {kind.name}, {kind.cable_m:g} m"
-            if port_total > shared:
-                msg = (
-                    f"{tier.label}: one port's headroom alone, {lossless} ({worst_link}) = {size(port_total)}, is "
-                    f"{port_total * 100 // shared} % of the {size(shared)} buffer ({tier.caps.buffer.asic})"
-                )
-            elif tier.spec.ports <= SINGLE_ASIC_PORTS and port_total * tier.spec.ports > shared:
-                total = port_total * tier.spec.ports
-                msg = (
-                    f"{tier.label}: {lossless} ({worst_link}) x {tier.spec.ports} ports = {size(total)}, "
-                    f"{total * 100 // shared} % of the {size(shared)} buffer ({tier.caps.buffer.asic})"
-                )
-            else:
-                continue
-            yield self.finding(ctx, (*tier.path, "ports"), msg, related=[kind.cable_path, ("qos", "classes")])
 
 
 @dataclass(frozen=True, slots=True)
@@ -500,7 +427,6 @@ class ServerProfilePorts(Rule):
 
 RULES: tuple[type[Rule], ...] = (
     SharedServerPort,
-    LosslessHeadroomOverBuffer,
     AddressOverlapAcrossNetworks,
     OobDependsOnBackend,
     PlaneAsymmetry,
