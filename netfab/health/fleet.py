@@ -77,7 +77,8 @@ def fleet_of(plan: FabricPlan, include_hosts: bool = True) -> Fleet:
                 leaf.plane if leaf else None,
             )
         if include_hosts:
-            nics = [(nic.netdev, nic.rdma_device) for nic in server.nics]
+            # A port without RDMA (an OOB BMC) has no RDMA counters to read.
+            nics = [(nic.netdev, nic.rdma_device) for nic in server.nics if nic.rdma_device is not None]
             targets.append(Target(server.name, commands_for(host_health(), nics), kind="host"))
     lossless = tuple(q.queue for q in plan.qos.queues if q.lossless)
     return Fleet(ports, targets, unsupported, gpus, lossless, plan.nic.dcqcn_enabled)
