@@ -12,6 +12,7 @@ from netfab.audit.report.findings import RULES as AUDIT_RULES
 from netfab.cli import app as app_module
 from netfab.health.report import RULES as HEALTH_RULES
 from netfab.lint import rule_infos
+from netfab.sot.findings import RULES as SOT_RULES
 from netfab.verify.checks import ALL_CHECKS
 from netfab.verify.checks import RULES as VERIFY_RULES
 
@@ -34,6 +35,7 @@ def test_every_verbs_ids_are_listed_once() -> None:
     expected = {(r.id, "lint") for r in rule_infos()}
     expected |= {(r.id, "verify") for r in VERIFY_RULES} | {(r.id, "audit") for r in AUDIT_RULES}
     expected |= {(r.id, "analyze") for r in ANALYZE_RULES} | {(r.id, "health") for r in HEALTH_RULES}
+    expected |= {(r.id, "sot") for r in SOT_RULES}
     assert listed == expected
     ids = [e["id"] for e in json.loads(out)]
     assert len(ids) == len(set(ids)), "a rule id must name one rule across all verbs"

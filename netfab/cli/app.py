@@ -62,6 +62,7 @@ def _register_verbs() -> None:
         rollback_cmd,
         rules_cmd,
         schema_cmd,
+        sot_cmd,
         verify_cmd,
     )
 
@@ -78,6 +79,7 @@ def _register_verbs() -> None:
         analyze_cmd,
         audit_cmd,
         health_cmd,
+        sot_cmd,
     ):
         module.register(app)
 
@@ -144,12 +146,12 @@ def main() -> None:
     """Console-script entry point: never lets a traceback reach an operator unless NETFAB_DEBUG is set."""
     from netfab.cli.config import ConfigError
     from netfab.cli.streams import protect_standard_streams
-    from netfab.core.redact import install_log_redaction, redact
+    from netfab.core.redact import env_secrets, install_log_redaction, redact
     from netfab.deploy.credentials import Credentials
     from netfab.platforms import ENV_PATH, PlatformRecordError, registry
 
     protect_standard_streams()  # a reader that goes away (`| head -1`) must not stop a rollout half-way
-    secrets = Credentials.from_env().secrets()
+    secrets = (*Credentials.from_env().secrets(), *env_secrets())
     install_log_redaction(secrets)  # any log record (netfab's, Nornir's, paramiko's) is masked when created
     try:
         if os.environ.get(ENV_PATH):

@@ -31,6 +31,7 @@ class Verb(StrEnum):
     AUDIT = "audit"
     ANALYZE = "analyze"
     HEALTH = "health"
+    SOT = "sot"
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,8 +51,8 @@ def rules(
     verb: Verb | None = typer.Option(None, "--verb", help="Only the rules of this verb."),
     fmt: RulesFormat = typer.Option(RulesFormat.TEXT, "--format", "-f", help="Output format."),
 ) -> None:
-    """List every rule id lint, verify, audit, analyze and health can report, or explain one: severity, title,
-    docs, fix."""
+    """List every rule id lint, verify, audit, analyze, health and sot can report, or explain one: severity,
+    title, docs, fix."""
     docs = rule_docs(verb.value if verb else None)
     if rule_id is not None:
         docs = [_find(rule_id, rule_docs())]
@@ -74,12 +75,13 @@ def _find(rule_id: str, docs: list[RuleDoc]) -> RuleDoc:
 
 
 def rule_docs(verb: str | None = None) -> list[RuleDoc]:
-    """Every rule of every reporting verb, in verb order (lint, verify, audit, analyze, health), each verb's own
-    order."""
+    """Every rule of every reporting verb, in verb order (lint, verify, audit, analyze, health, sot), each verb's
+    own order."""
     from netfab.analyze.report import RULES as ANALYZE_RULES
     from netfab.audit.report.findings import RULES as AUDIT_RULES
     from netfab.health.report import RULES as HEALTH_RULES
     from netfab.lint import rule_infos
+    from netfab.sot.findings import RULES as SOT_RULES
     from netfab.verify.checks import RULES as VERIFY_RULES
 
     catalogue = {
@@ -88,6 +90,7 @@ def rule_docs(verb: str | None = None) -> list[RuleDoc]:
         Verb.AUDIT: list(AUDIT_RULES),
         Verb.ANALYZE: list(ANALYZE_RULES),
         Verb.HEALTH: list(HEALTH_RULES),
+        Verb.SOT: list(SOT_RULES),
     }
     return [RuleDoc(v.value, r) for v, infos in catalogue.items() if verb in (None, v.value) for r in infos]
 
@@ -136,6 +139,8 @@ _VERB_INTRO = {
     "analyze": "What `netfab analyze` reports about a design (and, with `--lab`, about the lab against the model).",
     "health": "What `netfab health` finds in the fabric's counters: the tail (slow-but-up links against their peers), "
     "pause storms and their root, and the RoCE checks. A device that could not be read makes the run exit 2.",
+    "sot": "What `netfab sot push` changes in NetBox (notes) or cannot change, and every difference `netfab sot "
+    "pull` finds between what NetBox records as built and the plan.",
 }
 
 

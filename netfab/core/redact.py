@@ -299,6 +299,17 @@ def _with_context(lines: list[str]) -> list[tuple[tuple[str, ...], str]]:
 
 # --- logs ----------------------------------------------------------------------------------------------------
 
+SECRET_ENV: Final = ("NETFAB_NETBOX_TOKEN",)
+"""Environment variables holding secrets besides deploy's credentials (netfab.deploy.credentials): their
+values are masked in every log record and internal-error message (`netfab.cli.app.main`)."""
+
+
+def env_secrets(environ: dict[str, str] | None = None) -> tuple[str, ...]:
+    import os
+
+    env = environ if environ is not None else os.environ
+    return tuple(value for name in SECRET_ENV if (value := env.get(name, "").strip()))
+
 
 def install_log_redaction(secrets: Iterable[str] = ()) -> None:
     """Redact every log record of the process when it is created (netfab's, Nornir's, paramiko's): a handler

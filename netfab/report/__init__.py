@@ -32,7 +32,7 @@ class ReportFormat(StrEnum):
 
 
 FORMATS = tuple(f.value for f in ReportFormat)
-VERBS = ("lint", "verify", "audit", "analyze", "diff", "health")
+VERBS = ("lint", "verify", "audit", "analyze", "diff", "health", "sot")
 
 
 @dataclass(frozen=True)

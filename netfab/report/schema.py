@@ -77,7 +77,7 @@ class ReportEnvelope(_Strict):
 
     schema_version: Literal[2]
     tool: ReportTool
-    verb: Literal["lint", "verify", "audit", "analyze", "diff", "health"]
+    verb: Literal["lint", "verify", "audit", "analyze", "diff", "health", "sot"]
     summary: ReportSummary
     findings: list[ReportFinding]
     details: dict[str, Any] | None = Field(
