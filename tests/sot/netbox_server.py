@@ -191,9 +191,9 @@ _TOKEN_SCRIPT = """
 from django.contrib.auth import get_user_model
 from users.models import Token
 User = get_user_model()
-user, _ = User.objects.get_or_create(username="netfab-test", defaults={"is_superuser": True, "is_staff": True})
+# NetBox 4.7's User has no is_staff (users migration 0013): a superuser is all the API needs.
+user, _ = User.objects.get_or_create(username="netfab-test", defaults={"is_superuser": True})
 user.is_superuser = True
-user.is_staff = True
 user.save()
 plaintext = Token.generate()
 token = Token(user=user, token=plaintext, write_enabled=True)
