@@ -223,7 +223,9 @@ def main() -> int:
             times, report = measure(intent, saved, work, args.runs)
             median = statistics.median(times)
             worst = max(worst, median)
-            groups = "; ".join(f"{len(g['devices'])} x {g['label']}" for g in report["groups"])
+            # The fleet groups live in the shared envelope's "details" (docs/report.schema.json).
+            fleet = report.get("groups") or (report.get("details") or {}).get("groups", [])
+            groups = "; ".join(f"{len(g.get('devices', []))} x {g.get('label', g.get('sentence', '?'))}" for g in fleet)
             print(f"{label:<10} {median:>7.2f}s {min(times):>7.2f}s {max(times):>7.2f}s   {groups}")
         if args.no_online:
             return 1 if worst > args.max else 0
