@@ -64,7 +64,7 @@ def _sonic_judge(text: str, model: str) -> list[str]:
         config_db = json.loads(text)
     except json.JSONDecodeError as exc:
         return [f"not JSON: {exc}"]
-    return oracle_sonic.sonic_yang(folder).errors(config_db)
+    return oracle_sonic.sonic_yang(folder).errors(oracle_sonic.as_deployed(config_db))
 
 
 def _junos_judge(text: str, model: str) -> list[str]:

@@ -25,6 +25,8 @@ from typing import Any
 
 import libyang as ly
 
+from netfab.deploy.drivers.sonic import owned_target
+
 NUMBER_TYPES = frozenset({"uint8", "uint16", "uint32", "int8", "int16", "int32"})
 
 Leaves = dict[str, tuple[str, bool]]
@@ -187,6 +189,26 @@ def _value(base: str, value: Any, table: str, key: str, field: str) -> Any:
     if base == "boolean" and value in ("true", "false"):
         return value == "true"
     return value
+
+
+def as_deployed(config_db: dict[str, Any]) -> dict[str, Any]:
+    """The CONFIG_DB a switch ends with: netfab's document applied by the deploy (owned_target) onto a stand-in
+    factory CONFIG_DB.
+
+    netfab's document is a patch of what it owns (FIDELITY_REVIEW SON-2): without a hwsku it writes no PORT lanes
+    and no DEVICE_METADATA hwsku/platform/mac, which SONiC's models make mandatory and which every real switch's
+    factory config has. Judging the document alone would fail on fields the device owns; judging it merged onto
+    a factory config judges what the patch tool would be asked to accept. The stand-in's lanes are distinct per
+    port and say nothing about the hardware (the hwsku tests check real lanes).
+    """
+    ports = config_db.get("PORT", {})
+    factory: dict[str, Any] = {
+        "DEVICE_METADATA": {
+            "localhost": {"hwsku": "stand-in", "platform": "x86_64-stand_in-r0", "mac": "02:00:00:00:00:01"}
+        },
+        "PORT": {name: {"lanes": str(1000 + 8 * i)} for i, name in enumerate(sorted(ports))},
+    }
+    return owned_target(factory, config_db)
 
 
 def _upstream_tables(path: Path) -> dict[str, str]:
