@@ -65,7 +65,9 @@ def test_su_round_trip_push_twice_pull_clean_then_a_miswire(
     first = check_report_json(out, "sot")
     kinds = first["details"]["kinds"]
     assert kinds["interface"]["create"] == 1072 and kinds["cable"]["create"] == 512
-    assert kinds["ip_address"]["create"] == 560 and kinds["asn"]["create"] == 9 and kinds["device"]["create"] == 56
+    assert kinds["ip_address"]["create"] == 560 and kinds["device"]["create"] == 56
+    # ASNs are shared vocabulary: another fabric in the same NetBox may have created some of the 9 already.
+    assert kinds["asn"]["create"] + kinds["asn"]["unchanged"] == 9
     assert first["details"]["changes"] == sum(r["create"] + r["update"] for r in kinds.values())
 
     code, out, err = run_cli(
