@@ -1,5 +1,5 @@
 """Wall time of `sot push` (first push of a fresh fabric, then the idempotent second push) and `sot pull` of a
-10,480-interface fabric (tests/sot/intents/bench-10k.yaml: 440 devices, 5,120 cables, 5,360 addresses)
+10,464-interface fabric (tests/sot/intents/bench-10k.yaml: 432 devices, 5,120 cables, 5,360 addresses)
 against a real NetBox.
 
     python bench/sot_bench.py [-n 3] [--workers 4] [--push-max 60] [--pull-max 30] [--netbox URL]
