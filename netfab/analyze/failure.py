@@ -253,7 +253,7 @@ class FailureModel:
         for kind, members in classes.items():
             if sample is not None and len(members) > sample:
                 # Stable order: load, then name, so the same sample comes back on every run.
-                members = sorted(members, key=lambda m: (-m[0], m[1].label))[:sample]
+                members = sorted(members, key=_by_load_then_name)[:sample]
             out += [Element(e.label, e.switches, e.cables, kind) for _load, e in members]
         return out, sizes
 
@@ -434,6 +434,11 @@ class FailureModel:
             pods=tuple(sorted(pods)),
             rails=tuple(sorted(rails)),
         )
+
+
+def _by_load_then_name(entry: tuple[float, Element]) -> tuple[float, str]:
+    load, element = entry
+    return (-load, element.label)
 
 
 def _collapse(a: np.ndarray, b: np.ndarray, w: np.ndarray, b_range: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
