@@ -119,6 +119,16 @@ class FailureModel:
     ss_names: list[str] = field(init=False)
     ls_ports: list[tuple[tuple[str, str], tuple[str, str]]] = field(init=False)
     sss_ports: list[tuple[tuple[str, str], tuple[str, str]]] = field(init=False)
+    host_ports: dict[tuple[str, str], tuple[str, str]] = field(init=False)
+    """Leaf end -> server end of every NIC cable."""
+    nic_of_leaf_port: dict[tuple[str, str], int] = field(init=False)
+    device_coords: dict[str, tuple[int | None, int | None]] = field(init=False)
+    links_of_switch: dict[str, tuple[list[int], list[int], list[int]]] = field(init=False)
+    link_of_port: dict[tuple[str, str], tuple[str, int]] = field(init=False)
+    dst_cols: np.ndarray = field(init=False)
+    col_of_leaf: np.ndarray = field(init=False)
+    same_pod: np.ndarray = field(init=False)
+    base: dict[str, Any] = field(init=False)
     before: tuple[float, str] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -138,15 +148,15 @@ class FailureModel:
         self.host_ports = {
             (lk.a_device, lk.a_port): (lk.b_device, lk.b_port) for lk in self.plan.links if lk.tier == "host"
         }
-        self.nic_of_leaf_port: dict[tuple[str, str], int] = {}
+        self.nic_of_leaf_port = {}
         g = self.routes.gpus_per_server
         for s, server in enumerate(self.plan.servers):
             for nic in server.nics[:g]:
                 self.nic_of_leaf_port[(nic.leaf, nic.leaf_port)] = s * g + nic.index
         self.device_coords = {d.name: (d.pod, d.rail) for d in self.plan.devices.values()}
         # Element -> array indices, built once: what-if evaluates thousands of elements.
-        self.links_of_switch: dict[str, tuple[list[int], list[int], list[int]]] = {}
-        self.link_of_port: dict[tuple[str, str], tuple[str, int]] = {}
+        self.links_of_switch = {}
+        self.link_of_port = {}
         for i, (a, b) in enumerate(self.ls_ports):
             for end in (a, b):
                 self.links_of_switch.setdefault(end[0], ([], [], []))[0].append(i)
