@@ -32,7 +32,7 @@ from netfab.design.plan import (
     ServerPlan,
 )
 from netfab.design.ports import PortOutOfRange, port_namer
-from netfab.design.server_nics import BACKEND, Port, ProfileShort, ServerPorts
+from netfab.design.server_nics import BACKEND, NamesUnpublished, Port, ProfileShort, ServerPorts
 from netfab.intent import Intent
 from netfab.intent.hardware import tier_switch_model
 from netfab.load.yamlsource import DataPath, dotted
@@ -527,6 +527,13 @@ class _Expander:
         )
 
 
+UNPUBLISHED_HINT = (
+    "read the names on the system (`rdma link`, `ibdev2netdev`) and give them per server under "
+    "servers.overrides.<server>.nics.<port>: {netdev: ..., rdma_device: ...}, or define the model under "
+    "servers.profiles"
+)
+
+
 def design(intent: Intent, source_file: str = "<intent>", network: str = BACKEND) -> FabricPlan:
     """Expand one network of a validated (and lint-clean) intent into its fabric plan (the back end by
     default). Raises DesignError with findings; their paths are the network's own (prefix them with
@@ -546,6 +553,8 @@ def design(intent: Intent, source_file: str = "<intent>", network: str = BACKEND
         raise DesignError(
             "DESIGN003", str(exc), ("naming", exc.role), hint=f"change naming.{exc.role}", source_file=source_file
         ) from None
+    except NamesUnpublished as exc:
+        raise DesignError("DESIGN006", str(exc), exc.path, hint=UNPUBLISHED_HINT, source_file=source_file) from None
     except UnsafeName as exc:
         raise DesignError(
             "DESIGN003",

@@ -31,10 +31,12 @@ GENERIC = "generic"
 class ServerNic(IntentModel):
     """One NIC port as the server's OS names it."""
 
-    netdev: str = Field(pattern=_NETDEV)
-    """The Linux interface name (e.g. 'enp24s0np0'); the host script fails when it is missing."""
+    netdev: str | None = Field(default=None, pattern=_NETDEV)
+    """The Linux interface name (e.g. 'enp24s0np0'); the host script fails when it is missing. Omitted when
+    no citable source names it: netfab then refuses to render (NET009) until servers.overrides gives it."""
     rdma_device: str | None = Field(default=None, pattern=_RDMA)
-    """The RDMA device (e.g. 'mlx5_0'); omitted for a port without RDMA (a BMC, a 10G LOM)."""
+    """The RDMA device (e.g. 'mlx5_0'); omitted for a port without RDMA (a BMC, a 10G LOM) or whose name is
+    not published (an RDMA network then refuses to render until servers.overrides gives it)."""
     pci: str | None = None
     """PCI address, e.g. '0000:18:00.0': how the OS orders the devices, and what mlxconfig is given."""
     networks: list[NetworkKind] = Field(min_length=1)
@@ -46,7 +48,19 @@ class ServerNic(IntentModel):
     gpu: int | None = Field(default=None, ge=0)
     """The GPU this NIC is closest to (PCIe switch), as the vendor documents it."""
     label: str = ""
-    """The port's name on the chassis (e.g. 'OSFP4P2', 'slot1 port2')."""
+    """The port's name on the chassis (e.g. 'OSFP4P2', 'slot1 port2'); the override key of a port whose
+    netdev is not published."""
+
+    @model_validator(mode="after")
+    def _keyed(self) -> ServerNic:
+        if self.netdev is None and not self.label:
+            raise ValueError("a port without a netdev needs a label: servers.overrides names it by that")
+        return self
+
+    @property
+    def key(self) -> str:
+        """How servers.overrides names this port: its netdev, or its label when the netdev is unpublished."""
+        return self.netdev if self.netdev is not None else self.label
 
 
 class ServerProfile(IntentModel):
@@ -62,12 +76,12 @@ class ServerProfile(IntentModel):
 
     @model_validator(mode="after")
     def _unique(self) -> ServerProfile:
-        for what in ("netdev", "rdma_device"):
+        for what in ("key", "rdma_device"):
             seen: set[str] = set()
             for nic in self.nics:
                 value = getattr(nic, what)
                 if value is not None and value in seen:
-                    raise ValueError(f"{what} {value!r} is listed twice")
+                    raise ValueError(f"{'port' if what == 'key' else what} {value!r} is listed twice")
                 if value is not None:
                     seen.add(value)
         return self
@@ -79,7 +93,8 @@ class ServerProfile(IntentModel):
 
 
 class NicPatch(IntentModel):
-    """Change one NIC of the profile on one server (keyed by the profile's netdev)."""
+    """Change one NIC of the profile on one server (keyed by the profile's netdev, or its label where the
+    profile has no netdev), or name a NIC whose names the profile does not publish."""
 
     netdev: str | None = Field(default=None, pattern=_NETDEV)
     rdma_device: str | None = Field(default=None, pattern=_RDMA)
@@ -92,7 +107,7 @@ class ServerOverride(IntentModel):
     profile: Name | None = None
     """Another profile for this server (a different model in the same rack)."""
     nics: dict[str, NicPatch] = {}
-    """Per profile netdev: the names this server's NIC really has."""
+    """Per profile port (its netdev, or its label): the names this server's NIC really has."""
 
 
 class NcclSettings(IntentModel):

@@ -250,3 +250,36 @@ def test_example_growth_only_adds(name: str) -> None:
             net["topology"]["spine"]["ports"] *= 2
     for network in Intent.model_validate(small).network_names():
         assert_growth_only_adds(small, big, network)
+
+
+B200_NAMES = {f"CX7 {i}": {"netdev": f"ens{i}np0", "rdma_device": f"mlx5_{i - 1}"} for i in range(1, 9)}
+
+
+def test_dgx_b200_refuses_to_render_until_the_names_are_given() -> None:
+    # No published table names the B200's compute NICs: the design refuses (DESIGN006, the hint says where
+    # the names go) instead of guessing, and per-server overrides keyed by the profile's labels fix it.
+    from netfab.design.errors import DesignError
+
+    data = copy.deepcopy(SMALL_RAIL)
+    data["servers"] = {"profile": "dgx-b200"}
+    with pytest.raises(DesignError) as err:
+        plan_of(data)
+    finding = err.value.findings[0]
+    assert finding.rule_id == "DESIGN006" and err.value.field == ("servers", "profile")
+    assert "CX7 1" in finding.message and "servers.overrides" in (finding.hint or "")
+    servers = [f"su1-srv{i}" for i in range(1, 9)]
+    data["servers"]["overrides"] = {s: {"nics": B200_NAMES} for s in servers[:-1]}
+    with pytest.raises(DesignError):
+        plan_of(data)  # the last server still has no names
+    data["servers"]["overrides"][servers[-1]] = {"nics": B200_NAMES}
+    plan = plan_of(data)
+    assert [n.rdma_device for n in plan.servers[-1].nics] == [f"mlx5_{i}" for i in range(8)]
+    assert [n.netdev for n in plan.servers[0].nics][:2] == ["ens1np0", "ens2np0"]
+
+
+def test_hgx_template_names_nothing() -> None:
+    from netfab.intent.servers import builtin_profiles
+
+    for name in ("dgx-b200", "hgx-8gpu"):
+        backend = builtin_profiles()[name].for_network("backend")
+        assert backend and all(n.netdev is None and n.rdma_device is None for n in backend), name

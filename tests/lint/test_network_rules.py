@@ -103,6 +103,8 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
     ("NET007", {"networks": {"storage": {"topology": {"servers_per_su": 3}}}}, "attaches 6 servers"),
     ("NET008", {"servers": {"profile": "dgx-h100"}, "networks": {"storage": {"topology": {"servers": {"nics": 8}}}}},
      "wires 8 per server"),
+    # The DGX B200 profile publishes no compute NIC names: refused, never guessed.
+    ("NET009", {"servers": {"profile": "dgx-b200"}}, "publishes no netdev for port(s) CX7 1"),
 ]  # fmt: skip
 
 

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from ipaddress import IPv4Network
 
 from netfab.core.findings import Finding, Severity
-from netfab.design.server_nics import ProfileShort, ServerPorts
+from netfab.design.expand import UNPUBLISHED_HINT, server_names
+from netfab.design.server_nics import NamesUnpublished, ProfileShort, ServerPorts
 from netfab.intent import Intent
 from netfab.intent.model import BACKEND, NetworkView
 from netfab.intent.servers import profile_names, resolve_profile
@@ -75,8 +76,8 @@ class SharedServerPort(Rule):
             for view in views:
                 try:
                     ports = ServerPorts(root, view.name, view.kind).ports(server)
-                except ProfileShort:
-                    continue  # NET008 reports it
+                except (ProfileShort, NamesUnpublished):
+                    continue  # NET008 / NET009 report it
                 for p in ports:
                     claims.setdefault(p.netdev, []).append(_Claim(view.name, view.kind, p.netdev, p.rdma_device))
             for netdev, users in claims.items():
@@ -410,7 +411,7 @@ class ServerProfilePorts(Rule):
                 return
             profile = resolve_profile(servers, override.profile or servers.profile)
             if profile is not None:
-                listed = {n.netdev for n in profile.nics}
+                listed = {n.key for n in profile.nics}
                 for key in override.nics:
                     if key not in listed:
                         msg = f"server {name}: the profile has no port {key!r} to override"
@@ -423,6 +424,55 @@ class ServerProfilePorts(Rule):
                     where = ("servers", "overrides", server, "profile") if server else ("servers", "profile")
                     yield self.finding(ctx, where, str(exc), related=[_path(view, "topology")])
                     break
+                except NamesUnpublished:
+                    continue  # NET009 reports it
+
+
+class UnpublishedNicNames(Rule):
+    """A server's profile does not publish the name of a NIC port a network uses, and no override gives it.
+
+    netfab never guesses a netdev or RDMA device: a guessed name makes the host script configure another port
+    (or fail on every server), and NCCL_IB_HCA list the wrong HCAs. A built-in profile leaves a name out where
+    no vendor table gives it (the DGX B200's compute NICs, the generic HGX template); the names are then read
+    on the system (`rdma link`, `ibdev2netdev`) and written per server, or once in a local profile.
+
+    ```yaml
+    # bad: the DGX B200 profile publishes no compute NIC names
+    servers: {profile: dgx-b200}
+    # fixed: per server (keyed by the profile's port label), or a local profile under servers.profiles
+    servers:
+      profile: dgx-b200
+      overrides:
+        su1-srv1: {nics: {"CX7 1": {netdev: <from rdma link>, rdma_device: <from rdma link>}, ...}}
+    ```
+    """
+
+    id = "NET009"
+    severity = Severity.ERROR
+    title = "Server NIC names not published"
+    hint = UNPUBLISHED_HINT
+
+    def check(self, ctx: LintContext) -> Iterator[Finding]:
+        if not ctx.is_root:
+            return
+        root = ctx.intent
+        servers = root.servers
+        if servers.profile not in profile_names(servers):
+            return  # NET008 reports it
+        overridden = set(servers.overrides)
+        # The default profile's servers ('') only matter if some back-end server is not overridden.
+        candidates = sorted(overridden)
+        if not overridden or any(n not in overridden for n in server_names(root)):
+            candidates.insert(0, "")
+        for view in root.network_views():
+            resolver = ServerPorts(root, view.name, view.kind)
+            for server in candidates:
+                try:
+                    resolver.ports(server)
+                except ProfileShort:
+                    continue  # NET008 reports it
+                except NamesUnpublished as exc:
+                    yield self.finding(ctx, exc.path, str(exc))
 
 
 RULES: tuple[type[Rule], ...] = (
@@ -433,4 +483,5 @@ RULES: tuple[type[Rule], ...] = (
     MtuAcrossNetworks,
     ServerCountAcrossNetworks,
     ServerProfilePorts,
+    UnpublishedNicNames,
 )
