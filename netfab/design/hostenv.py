@@ -99,8 +99,11 @@ def _env(
     if backend.hashing.adaptive_routing or backend.hashing.packet_spraying:
         add(EnvVar(
             "NCCL_IB_ADAPTIVE_ROUTING", "1",
-            f"the switches spray or adaptively route (load_balancing); NCCL's default on RoCE is 0 "
-            f"({_NCCL_DOC}: NCCL_IB_ADAPTIVE_ROUTING)",
+            f"the switches spray or adaptively route (load_balancing), so one QP's packets arrive out of order; "
+            f"NCCL then asks for adaptive-routing-capable transfers on its QPs (default 0 on RoCE; {_NCCL_DOC}: "
+            f"NCCL_IB_ADAPTIVE_ROUTING). The receiving NIC places them out of order per QP (ConnectX-5 and "
+            f"later, RC QPs: MLNX_OFED/DOCA 'Out-of-Order (OOO) Data Placement'), a per-QP choice of the "
+            f"application with no NIC-wide switch for the host script to set",
         ))  # fmt: skip
     if fe_ports is not None:
         names = [p.netdev for p in fe_ports.ports(server)]

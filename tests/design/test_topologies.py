@@ -283,3 +283,17 @@ def test_hgx_template_names_nothing() -> None:
     for name in ("dgx-b200", "hgx-8gpu"):
         backend = builtin_profiles()[name].for_network("backend")
         assert backend and all(n.netdev is None and n.rdma_device is None for n in backend), name
+
+
+@pytest.mark.parametrize(("knob", "expected"), [(None, None), ("adaptive_routing", "1"), ("packet_spraying", "1")])
+def test_switch_side_reordering_asks_nccl_for_adaptive_routing_qps(knob: str | None, expected: str | None) -> None:
+    # HOST-5: with AR or spraying on the switches, the NIC side is NCCL's per-QP adaptive-routing mode (the
+    # receiving ConnectX places packets out of order per QP); without them NCCL keeps its RoCE default.
+    data = copy.deepcopy(SMALL_RAIL)
+    if knob is not None:
+        data["load_balancing"] = {knob: True}
+    env = {v.name: v for v in plan_of(data).host_env[0].nccl}
+    got = env.get("NCCL_IB_ADAPTIVE_ROUTING")
+    assert (got.value if got else None) == expected
+    if got is not None:
+        assert "Out-of-Order (OOO) Data Placement" in got.why

@@ -128,6 +128,12 @@ STUBS = {
     "dcb": """
         echo "dcb $*" >> "$STUB_LOG"
         exit 0""",
+    # mlnx-tools' cma_roce_mode: -m 2 writes "RoCE v2" (per device), without -m it prints the mode.
+    "cma_roce_mode": """
+        echo "cma_roce_mode $*" >> "$STUB_LOG"
+        while getopts "d:p:m:" a; do case $a in d) dev=$OPTARG ;; m) mode=$OPTARG ;; esac; done
+        if [ "${mode:-}" = 2 ]; then echo "RoCE v2" > "$STUB_LOG.$dev"; else cat "$STUB_LOG.$dev" 2>/dev/null; fi
+        exit 0""",
 }
 
 
@@ -138,7 +144,7 @@ def run_nic(
     layout: dict[str, str],
     params: dict[str, list[str]] | None = None,
     rdma: tuple[str, ...] = (),
-    stubs: tuple[str, ...] = ("ip", "mlnx_qos", "cma_roce_tos"),
+    stubs: tuple[str, ...] = ("ip", "mlnx_qos", "cma_roce_tos", "cma_roce_mode"),
     debugfs: dict[str, list[str]] | None = None,
     **env: str,
 ) -> tuple[subprocess.CompletedProcess[str], str]:
@@ -264,6 +270,7 @@ def test_no_qos_tool_is_a_failure_not_a_skip(tmp_path: Path) -> None:
     err = proc.stderr
     assert "eth0: lossless QoS NOT applied: neither mlnx_qos" in err
     assert "mlx5_0: RoCE ToS 106 NOT set" in err
+    assert "mlx5_0: RoCE v2 NOT pinned for rdma_cm" in err
     assert "eth0: CNP and DCQCN NOT set" in err
     assert "setting(s) not applied" in err
     assert "addresses and routes set on eth0 eth1" in proc.stdout, "addressing still done"
@@ -300,6 +307,35 @@ def test_inbox_driver_gets_dcb_configfs_tos_and_debugfs_cnp(tmp_path: Path) -> N
     assert (debug / "np_cnp_prio").read_text() == f"{nic.cnp_priority}\n"
     assert (debug / "np_cnp_prio_mode").read_text() == "0\n"
     assert (debug / "rp_time_reset").read_text() == f"{nic.rp['rpg_time_reset']}\n"
+
+
+def test_roce_v2_is_pinned_per_rdma_device_with_or_without_configfs(tmp_path: Path) -> None:
+    """HOST-3: every RDMA device's rdma_cm default RoCE mode is set to RoCE v2 and read back: through configfs
+    when it is mounted (even on a kernel without default_roce_tos), else through mlnx-tools' cma_roce_mode."""
+    fabric = plan()
+    server = fabric.servers[0]
+    text = script(server, fabric)
+    # OFED tools, no configfs mounted: cma_roce_tos sets the ToS, cma_roce_mode must pin the mode.
+    proc, log = run_nic(text, tmp_path / "a", layout={"eth0": "flat", "eth1": "flat"}, rdma=("mlx5_0", "mlx5_1"))
+    assert "NOT pinned" not in proc.stderr and "ToS" not in proc.stderr, proc.stderr
+    for dev in ("mlx5_0", "mlx5_1"):
+        assert f"cma_roce_mode -d {dev} -p 1 -m 2" in log
+        assert f"{dev} rdma_cm default RoCE mode: RoCE v2" in proc.stdout
+    # configfs with default_roce_mode but no default_roce_tos (kernels 4.4-4.10): the mode is still pinned.
+    config = tmp_path / "b" / "config" / "rdma_cm"
+    for dev in ("mlx5_0", "mlx5_1"):
+        (config / dev / "ports" / "1").mkdir(parents=True)
+        (config / dev / "ports" / "1" / "default_roce_mode").write_text("IB/RoCE v1\n")
+    proc, log = run_nic(text, tmp_path / "b", layout={"eth0": "flat", "eth1": "flat"}, rdma=("mlx5_0", "mlx5_1"))
+    assert "NOT pinned" not in proc.stderr, proc.stderr
+    assert "cma_roce_mode" not in log, "configfs is there: no tool needed"
+    assert (config / "mlx5_1/ports/1/default_roce_mode").read_text() == "RoCE v2\n"
+    # A mode that does not read back as RoCE v2 (the driver refused it) is a failure, not a silent pass.
+    config = tmp_path / "c" / "config" / "rdma_cm"
+    (config / "mlx5_0" / "ports" / "1" / "default_roce_mode").mkdir(parents=True)  # unwritable
+    proc, _ = run_nic(text, tmp_path / "c", layout={"eth0": "flat", "eth1": "flat"}, rdma=("mlx5_0", "mlx5_1"))
+    assert proc.returncode == 1
+    assert "mlx5_0: RoCE v2 NOT pinned for rdma_cm (default_roce_mode reads 'nothing')" in proc.stderr
 
 
 # --- the real thing: NETFAB_LAB=1 in a throwaway network namespace -----------------------------------------

@@ -88,6 +88,27 @@ fi
 # RoCE traffic class: ToS 106 = DSCP 26 << 2 | ECT(0), so switches can ECN-mark it. rdma_cm takes it from
 # configfs (default_roce_tos, upstream and OFED alike) or cma_roce_tos; verbs applications such as NCCL take
 # it from NCCL_IB_TC (the NCCL environment file netfab writes next to this script).
+# RoCE mode (HOST-3): rdma_cm applications that pick no GID type get the device's default_roce_mode, which is
+# "IB/RoCE v1" on some kernels and drivers; v1 is not routable, so an L3 fabric drops it. Pinned per RDMA device
+# in configfs (kernel Documentation/ABI/testing/configfs-rdma_cm: "IB/RoCE v1" or "RoCE v2", since 4.4) or
+# with mlnx-tools' cma_roce_mode -d DEV -p 1 -m 2 (which writes the same file), then read back. Verbs
+# applications choose their GID themselves: NCCL takes RoCE v2 from NCCL_IB_ROCE_VERSION_NUM (nccl.conf).
+roce_mode() { # RDMA-DEVICE
+	_mode=""
+	if [ -d "$CONFIGFS/rdma_cm" ]; then
+		mkdir -p "$CONFIGFS/rdma_cm/$1" 2>/dev/null || true
+		put "$CONFIGFS/rdma_cm/$1/ports/1/default_roce_mode" "RoCE v2" || true
+		_mode=$(cat "$CONFIGFS/rdma_cm/$1/ports/1/default_roce_mode" 2>/dev/null || true)
+	elif have cma_roce_mode; then
+		cma_roce_mode -d "$1" -p 1 -m 2 >/dev/null 2>&1 || true
+		_mode=$(cma_roce_mode -d "$1" -p 1 2>/dev/null || true)
+	fi
+	if [ "$_mode" = "RoCE v2" ]; then
+		echo "host4: $1 rdma_cm default RoCE mode: RoCE v2"
+	else
+		fail "$1: RoCE v2 NOT pinned for rdma_cm (default_roce_mode reads '${_mode:-nothing}'): modprobe rdma_cm and mount configfs on /sys/kernel/config, or install mlnx-tools (cma_roce_mode)"
+	fi
+}
 qos_nic() { # NETDEV RDMA-DEVICE
 	if have mlnx_qos; then
 		mlnx_qos -i "$1" --trust dscp >/dev/null || fail "$1: mlnx_qos --trust failed"
@@ -106,15 +127,13 @@ qos_nic() { # NETDEV RDMA-DEVICE
 	_tos_set=0
 	if [ -d "$CONFIGFS/rdma_cm" ]; then
 		mkdir -p "$CONFIGFS/rdma_cm/$2" 2>/dev/null || true
-		if put "$CONFIGFS/rdma_cm/$2/ports/1/default_roce_tos" 106; then
-			_tos_set=1
-			put "$CONFIGFS/rdma_cm/$2/ports/1/default_roce_mode" "RoCE v2" || fail "$2: default_roce_mode not set"
-		fi
+		put "$CONFIGFS/rdma_cm/$2/ports/1/default_roce_tos" 106 && _tos_set=1
 	fi
 	if [ "$_tos_set" = 0 ] && have cma_roce_tos; then
 		cma_roce_tos -d "$2" -t 106 >/dev/null && _tos_set=1
 	fi
 	[ "$_tos_set" = 1 ] || fail "$2: RoCE ToS 106 NOT set: no rdma_cm configfs (modprobe rdma_cm; mount configfs) and no cma_roce_tos"
+	roce_mode "$2"
 	# OFED's per-port traffic class, read by verbs applications that set none themselves (absent upstream).
 	put "$SYSFS/class/infiniband/$2/tc/1/traffic_class" 106 || true
 }
