@@ -11,8 +11,9 @@ peers (robust score >= 3.5 above a floor worth a look) or past a level that is b
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import overload
 
 import numpy as np
 
@@ -85,6 +86,57 @@ def _round(v: float) -> float | None:
     return None if v is None or math.isnan(v) else round(v, 6)
 
 
+class PortList(Sequence[PortHealth]):
+    """Every planned port's PortHealth, made when asked for: a 640,000-port fleet is mostly healthy, and the
+    report reads only its tail (slow links, top scores) and the ports with an issue."""
+
+    __slots__ = ("metas", "scores", "signals", "slow_by")
+
+    def __init__(self, metas: list[PortMeta], sig: Signals | None, scores: list[float], slow_by: list[str]) -> None:
+        self.metas = metas
+        self.signals = sig
+        self.scores = scores
+        self.slow_by = slow_by
+
+    @classmethod
+    def empty(cls) -> PortList:
+        return cls([], None, [], [])
+
+    def __len__(self) -> int:
+        return len(self.metas)
+
+    @overload
+    def __getitem__(self, i: int) -> PortHealth: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[PortHealth]: ...
+    def __getitem__(self, i: int | slice) -> PortHealth | list[PortHealth]:
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        if i < 0:
+            i += len(self)
+        assert self.signals is not None
+        return PortHealth(self.metas[i], self.signals, i, self.scores[i], self.slow_by[i])
+
+    def __iter__(self) -> Iterator[PortHealth]:
+        return (self[i] for i in range(len(self)))
+
+    def slow(self) -> list[PortHealth]:
+        return [self[i] for i, why in enumerate(self.slow_by) if why]
+
+    def top(self, k: int) -> list[PortHealth]:
+        """The k highest scores (ties by device, port), without sorting the whole fleet."""
+        if k <= 0 or not self.metas:
+            return []
+        scores = np.asarray(self.scores, dtype=np.float64)
+        if len(scores) > k:
+            cut = np.partition(scores, len(scores) - k)[len(scores) - k]
+            rows = np.flatnonzero(scores >= cut).tolist()
+        else:
+            rows = list(range(len(scores)))
+        rows.sort(key=lambda i: (-self.scores[i], self.metas[i].device, self.metas[i].port))
+        return [self[i] for i in rows[:k]]
+
+
 @dataclass(slots=True)
 class Storm:
     priority: int | None
@@ -113,7 +165,7 @@ class HealthReport:
     window_s: float
     devices: list[str]
     unreadable: dict[str, str]
-    ports: list[PortHealth]
+    ports: PortList
     issues: list[Issue] = field(default_factory=list)
     storms: list[Storm] = field(default_factory=list)
     tiers: dict[str, dict[str, dict[str, float | None]]] = field(default_factory=dict)
@@ -122,7 +174,7 @@ class HealthReport:
 
     @property
     def slow_links(self) -> list[PortHealth]:
-        return [p for p in self.ports if p.slow_by]
+        return self.ports.slow()
 
 
 def analyse(fleet: Fleet, samples: Sequence[dict[str, DeviceSample]], job_gpus: int | None = None) -> HealthReport:
@@ -138,7 +190,7 @@ def analyse(fleet: Fleet, samples: Sequence[dict[str, DeviceSample]], job_gpus: 
         float(np.nanmax(sig.window_s)) if np.isfinite(sig.window_s).any() else 0.0,
         devices,
         dict(sorted(s.missing.items())),
-        [],
+        PortList.empty(),
     )
     if len(samples) < 2:
         report.notes.append("one sample: no rates (give --samples 2 or more); only levels and link state are judged")
@@ -152,10 +204,7 @@ def analyse(fleet: Fleet, samples: Sequence[dict[str, DeviceSample]], job_gpus: 
     combined = np.nanmax(np.where(np.isnan(stacked), -np.inf, stacked), axis=0)
     combined = np.where(np.isfinite(combined), combined, 0.0)
     slow_by = _slow_by(sig, scores, busy_med, peak_med, s.values.shape[0])
-    report.ports = [
-        PortHealth(m, sig, i, score, why)
-        for i, (m, score, why) in enumerate(zip(metas, combined.tolist(), slow_by, strict=True))
-    ]
+    report.ports = PortList(metas, sig, combined.tolist(), slow_by)
     _port_issues(report, fleet, sig, metas, s.missing, groups)
     report.storms = _storms(fleet, sig, metas)
     report.tiers = _tiers(metas, sig, combined)
@@ -196,7 +245,7 @@ def _port_issues(
 ) -> None:
     labels = {sg.name: sg for sg in SLOW_SIGNALS}
     host = np.array([m.role == "host" for m in metas], dtype=bool)
-    slow = np.array([bool(p.slow_by) for p in report.ports], dtype=bool)
+    slow = np.array(report.ports.slow_by, dtype=object) != ""
     with np.errstate(invalid="ignore"):
         congested = (sig.pause_share > 0.005) | (sig.pause_rx_rate > 0) | (sig.watermark > 16_384)
         ecn = (sig.ecn_marked > 0) if not fleet.dcqcn else (congested & (sig.ecn_marked == 0))
@@ -351,14 +400,16 @@ def _tiers(metas: list[PortMeta], sig: Signals, combined: Array) -> dict[str, di
 def _straggler(report: HealthReport, fleet: Fleet, job_gpus: int | None) -> dict[str, object]:
     """P(a job's step is slow) = 1-(1-p)^N: p is the measured share of slow GPU access links, N the job's GPUs
     (each GPU's collective crosses its own access link)."""
-    access = [p for p in report.ports if p.meta.tier == "host" and p.meta.role != "host"]
+    ports = report.ports
+    access = [i for i, m in enumerate(ports.metas) if m.tier == "host" and m.role != "host"]
     if not access:
         return {}
-    p = sum(1 for a in access if a.slow_by) / len(access)
+    slow = sum(1 for i in access if ports.slow_by[i])
+    p = slow / len(access)
     sizes = sorted({n for n in (*JOB_SIZES, fleet.gpus, job_gpus or 0) if n > 0})
     return {
         "access_links": len(access),
-        "slow_access_links": sum(1 for a in access if a.slow_by),
+        "slow_access_links": slow,
         "p_link": round(p, 6),
         "p_slow_step": {str(n): round(1 - (1 - p) ** n, 6) for n in sizes},
     }

@@ -8,7 +8,13 @@ at the sample's instant (a watermark, optics power, link state). Suffix ``:N`` i
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
 
 PortCounters = dict[str, float]
 """Counter name -> value for one port."""
@@ -81,6 +87,95 @@ def is_gauge(name: str) -> bool:
     return base(name) in GAUGES
 
 
+class CounterTable(Mapping[str, PortCounters]):
+    """One device's counters, columnar: a row per port, a column per counter name, NaN where not measured.
+
+    A fleet sample is ~640,000 ports x ~15 counters: as one dict per port (and a float object per value) that is
+    ~2 GB of Python objects, as one float64 array per device it is ~80 MB. Read as a mapping (port -> counters,
+    NaN left out) for tests and small callers; the analysis reads `data` directly.
+    """
+
+    __slots__ = ("_row", "data", "names", "ports")
+
+    def __init__(self, ports: Sequence[str], names: Sequence[str], data: npt.NDArray[np.float64]) -> None:
+        if data.shape != (len(ports), len(names)):
+            raise ValueError(f"counter table of {len(ports)} ports x {len(names)} names has shape {data.shape}")
+        self.ports: tuple[str, ...] = tuple(ports)
+        self.names: tuple[str, ...] = tuple(names)
+        self.data = data
+        self._row: dict[str, int] | None = None
+
+    @classmethod
+    def empty(cls) -> CounterTable:
+        return cls((), (), np.zeros((0, 0)))
+
+    @classmethod
+    def from_rows(cls, ports: Sequence[str], names: Sequence[str], rows: list[list[Any]]) -> CounterTable:
+        """Rows of raw values as a device printed them (numbers, numeric strings, None or "N/A" = absent)."""
+        if not rows:
+            return cls(ports, names, np.zeros((0, len(names))))
+        try:
+            values = np.array(rows, dtype=np.float64)
+        except (TypeError, ValueError):
+            # Something not a plain number ("1,234", "N/A", a nested object): the careful, per-value path.
+            values = np.array([[_number(v) for v in row] for row in rows], dtype=np.float64)
+        return cls(ports, names, values)
+
+    @classmethod
+    def from_dicts(cls, ports: Mapping[str, PortCounters]) -> CounterTable:
+        names: dict[str, None] = {}
+        for counters in ports.values():
+            names.update(dict.fromkeys(counters))
+        order = list(names)
+        nan = math.nan
+        rows = [[c.get(n, nan) for n in order] for c in ports.values()]
+        return cls(list(ports), order, np.array(rows, dtype=np.float64).reshape(len(rows), len(order)))
+
+    @staticmethod
+    def merge(tables: Sequence[CounterTable]) -> CounterTable:
+        """Several sources' tables as one; where two measured the same counter of a port, the later one wins."""
+        tables = [t for t in tables if t.ports]
+        if not tables:
+            return CounterTable.empty()
+        if len(tables) == 1:
+            return tables[0]
+        first = tables[0].ports
+        names = list(dict.fromkeys(n for t in tables for n in t.names))
+        if all(t.ports == first for t in tables) and len(names) == sum(len(t.names) for t in tables):
+            # The common case: whole-device commands over the same ports, each its own counters.
+            return CounterTable(first, names, np.hstack([t.data for t in tables]))
+        ports = list(dict.fromkeys(p for t in tables for p in t.ports))
+        row = {p: i for i, p in enumerate(ports)}
+        col = {n: i for i, n in enumerate(names)}
+        values = np.full((len(ports), len(names)), np.nan)
+        for t in tables:
+            block = np.ix_([row[p] for p in t.ports], [col[n] for n in t.names])
+            values[block] = np.where(np.isnan(t.data), values[block], t.data)
+        return CounterTable(ports, names, values)
+
+    def __getitem__(self, port: str) -> PortCounters:
+        if self._row is None:
+            self._row = {p: i for i, p in enumerate(self.ports)}
+        values = self.data[self._row[port]].tolist()
+        return {n: v for n, v in zip(self.names, values, strict=True) if not math.isnan(v)}
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.ports)
+
+    def __len__(self) -> int:
+        return len(self.ports)
+
+    def __repr__(self) -> str:
+        return f"CounterTable({len(self.ports)} ports x {len(self.names)} counters)"
+
+
+def _number(value: Any) -> float:
+    from netfab.health.parsers import number
+
+    n = number(value)
+    return math.nan if n is None else n
+
+
 @dataclass(slots=True)
 class DeviceSample:
     """One read of one device: every port's counters at (about) one instant."""
@@ -88,9 +183,14 @@ class DeviceSample:
     device: str
     at: float
     """Seconds on one clock for the whole collection (time.monotonic() of the collector, or the file's)."""
-    ports: dict[str, PortCounters] = field(default_factory=dict)
+    ports: CounterTable = field(default_factory=CounterTable.empty)
     error: str | None = None
     """Why the read failed (unreachable, a parser refused the output): the device is then not analysed."""
+
+    @classmethod
+    def of(cls, device: str, at: float, ports: Mapping[str, PortCounters]) -> DeviceSample:
+        """A sample from per-port dicts (tests, hand-built inputs)."""
+        return cls(device, at, CounterTable.from_dicts(ports))
 
 
 @dataclass(frozen=True, slots=True)

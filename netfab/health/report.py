@@ -59,8 +59,7 @@ _KINDS = {sg.name: sg.label for sg in SLOW_SIGNALS} | {"busy_low_peak": "busy lo
 
 def device_meta(report: HealthReport) -> dict[str, DeviceMeta]:
     meta: dict[str, DeviceMeta] = {}
-    for p in report.ports:
-        m = p.meta
+    for m in report.ports.metas:
         if m.device not in meta:
             meta[m.device] = DeviceMeta(m.device, m.role, "", m.rail if m.role == "leaf" else None, m.pod, m.plane)
     return meta
@@ -161,7 +160,7 @@ def _q(table: dict[str, float | None], pct: bool = False) -> str:
 
 
 def details(report: HealthReport, top: int = 50) -> dict[str, Any]:
-    ranked = sorted(report.ports, key=lambda p: (-p.score, p.meta.device, p.meta.port))
+    ranked = report.ports.top(top)
     return {
         "samples": report.samples,
         "window_s": round(report.window_s, 6),

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+import numpy.typing as npt
 
 from netfab.health.model import PortMeta
 from netfab.health.signals import Array
@@ -24,19 +25,37 @@ Z_OUTLIER = 3.5
 
 def peer_groups(meta: Sequence[PortMeta]) -> list[int]:
     """A group id per port; ports sharing (role, tier, direction, rail, plane), widened where too few."""
-    fine = [(m.role, m.tier, m.direction, m.rail, m.plane) for m in meta]
-    counts: list[dict[tuple[object, ...], int]] = [{}, {}, {}]
-    for key in fine:
-        for level, k in enumerate((key, (*key[:3], key[4]), key[:3])):
-            counts[level][k] = counts[level].get(k, 0) + 1
-    ids: dict[tuple[object, ...], int] = {}
-    out = []
-    for key in fine:
-        for level, k in enumerate((key, (*key[:3], key[4]), key[:3])):
-            if counts[level][k] >= MIN_PEERS or level == 2:
-                out.append(ids.setdefault((level, *k), len(ids)))
-                break
-    return out
+    # Each field's values -> small integers, the five as one mixed-radix integer key, so the grouping is numpy's.
+    fields = (
+        [m.role for m in meta], [m.tier for m in meta], [m.direction for m in meta], [m.rail for m in meta],
+        [m.plane for m in meta],
+    )  # fmt: skip
+    codes = []
+    for values in fields:
+        code: dict[object, int] = {}
+        codes.append(np.array([code.setdefault(v, len(code)) for v in values], dtype=np.int64))
+    radix = [int(c.max()) + 1 if len(c) else 1 for c in codes]
+
+    def key(parts: Sequence[int]) -> npt.NDArray[np.int64]:
+        out = np.zeros(len(meta), dtype=np.int64)
+        for f in parts:
+            out = out * radix[f] + codes[f]
+        return out
+
+    # The keys tried, narrowest first: all five, without the rail, without rail and plane.
+    levels = ((0, 1, 2, 3, 4), (0, 1, 2, 4), (0, 1, 2))
+    out = np.full(len(meta), -1, dtype=np.int64)
+    offset = 0
+    for level, parts in enumerate(levels):
+        _, inverse, counts = np.unique(key(parts), return_inverse=True, return_counts=True)
+        take = (out < 0) & ((counts[inverse] >= MIN_PEERS) | (level == len(levels) - 1))
+        out[take] = inverse[take] + offset
+        offset += len(counts)
+    # Renumber densely in first-seen order (ids are opaque, but stable ones make reports reproducible).
+    _, first, dense = np.unique(out, return_index=True, return_inverse=True)
+    order = np.argsort(np.argsort(first))
+    ids: list[int] = order[dense].tolist()
+    return ids
 
 
 def robust_scores(values: Array, groups: Sequence[int], floor: float) -> tuple[Array, Array]:

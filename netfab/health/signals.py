@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from netfab.health.model import DeviceSample, base, index, is_gauge
+from netfab.health.model import CounterTable, DeviceSample, base, index, is_gauge
 
 Array = npt.NDArray[np.float64]
 WRAP32 = float(2**32)
@@ -50,44 +50,42 @@ class Series:
 
 
 def series(keys: Sequence[tuple[str, str]], samples: Sequence[dict[str, DeviceSample]]) -> Series:
-    row_of = {k: i for i, k in enumerate(keys)}
-    by_device: dict[str, list[tuple[str, int]]] = {}
-    for dev, port in keys:
-        by_device.setdefault(dev, []).append((port, row_of[(dev, port)]))
+    """The planned ports' counters over the samples as one array: one block copy per device and sample."""
+    row_of: dict[str, dict[str, int]] = {}
+    for i, (dev, port) in enumerate(keys):
+        row_of.setdefault(dev, {})[port] = i
     at = np.full((len(samples), len(keys)), np.nan)
     missing: dict[str, str] = {}
-    # Pass 1: per sample and device, the ports grouped by counter layout (the ports of one device almost always
-    # report the same counters in the same order), so pass 2 is one block assignment per device, not per port.
-    blocks: list[tuple[int, tuple[str, ...], list[int], list[list[float]]]] = []
-    layouts: set[tuple[str, ...]] = set()
+    names: dict[str, int] = {}
+    layouts: dict[tuple[str, ...], list[int]] = {}
+    blocks: list[tuple[int, list[int], list[int], CounterTable]] = []
+    placed: dict[str, tuple[tuple[str, ...], list[int], list[int]]] = {}
     for k, sample in enumerate(samples):
-        for dev, rows in by_device.items():
+        for dev, rows in row_of.items():
             got = sample.get(dev)
             if got is None or got.error is not None:
                 missing.setdefault(dev, got.error if got is not None and got.error else "not read")
                 continue
-            at[k, [row for _, row in rows]] = got.at
-            mine: dict[tuple[str, ...], tuple[list[int], list[list[float]]]] = {}
-            for port, row in rows:
-                read = got.ports.get(port)
-                if read:
-                    layout = tuple(read)
-                    block = mine.get(layout)
-                    if block is None:
-                        block = mine[layout] = ([], [])
-                    block[0].append(row)
-                    block[1].append(list(read.values()))
-            for layout, (block_rows, data) in mine.items():
-                layouts.add(layout)
-                blocks.append((k, layout, block_rows, data))
-    names: dict[str, int] = {}
-    for layout in sorted(layouts):
-        for n in layout:
-            names.setdefault(n, len(names))
+            at[k, list(rows.values())] = got.at
+            table = got.ports
+            if not table.ports:
+                continue
+            cols = layouts.get(table.names)
+            if cols is None:
+                cols = layouts[table.names] = [names.setdefault(n, len(names)) for n in table.names]
+            # Only planned ports are analysed; a device's other ports (loopback, management) are ignored. A
+            # device reports the same ports in every sample, so the row mapping is worked out once per layout.
+            mapped = placed.get(dev)
+            if mapped is None or mapped[0] != table.ports:
+                picked = [(i, rows[p]) for i, p in enumerate(table.ports) if p in rows]
+                mapped = placed[dev] = (table.ports, [i for i, _ in picked], [r for _, r in picked])
+            if mapped[2]:
+                blocks.append((k, mapped[1], mapped[2], table))
     values = np.full((len(samples), len(keys), len(names)), np.nan)
-    cols_of = {layout: [names[n] for n in layout] for layout in layouts}
-    for k, layout, block_rows, data in blocks:
-        values[k][np.ix_(block_rows, cols_of[layout])] = data
+    for k, src_rows, dst_rows, table in blocks:
+        cols = layouts[table.names]
+        src = table.data if len(src_rows) == len(table.ports) else table.data[src_rows]
+        values[k][np.ix_(dst_rows, cols)] = src
     return Series(list(keys), list(names), values, at, missing)
 
 

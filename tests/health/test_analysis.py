@@ -29,7 +29,7 @@ def _samples(
     """Every planned port healthy: 1 GB/s each way, no errors, no pauses, up; `tweak` changes what a test needs."""
     out = []
     for k in range(count):
-        sample: dict[str, DeviceSample] = {}
+        ports: dict[str, dict[str, dict[str, float]]] = {}
         for dev, port in fleet.ports:
             c = {
                 "tx_bytes": 1e9 * k, "rx_bytes": 1e9 * k, "tx_packets": 1e5 * k, "rx_packets": 1e5 * k,
@@ -38,15 +38,17 @@ def _samples(
             }  # fmt: skip
             if tweak is not None:
                 tweak(dev, port, k, c)
-            sample.setdefault(dev, DeviceSample(dev, 100.0 + k * dt)).ports[port] = c
-        out.append(sample)
+            ports.setdefault(dev, {})[port] = c
+        out.append({dev: DeviceSample.of(dev, 100.0 + k * dt, read) for dev, read in ports.items()})
     return out
 
 
 def test_deltas_take_wraps_modulo_2_32_and_count_from_zero_after_a_reset() -> None:
     keys = [("d", "p")]
     values = [4294967000.0, 200.0, 150.0]  # wrap (+496), then a reset (150 counted from zero)
-    samples = [{"d": DeviceSample("d", float(k), {"p": {"tx_bytes": v, "oper_up": 1.0}})} for k, v in enumerate(values)]
+    samples = [
+        {"d": DeviceSample.of("d", float(k), {"p": {"tx_bytes": v, "oper_up": 1.0}})} for k, v in enumerate(values)
+    ]
     s = series(keys, samples)
     dl = deltas(s)
     col = s.col("tx_bytes")

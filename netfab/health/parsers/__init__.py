@@ -1,22 +1,26 @@
 """Parsers: one device output (text as the device printed it) -> port -> counters in netfab's vocabulary.
 
-A parser is a function ``(text) -> dict[port, PortCounters]`` named by a platform record's health source
+A parser is a function ``(text, port) -> {port: PortCounters}`` named by a platform record's health source
 (netfab/platforms/<name>/platform.yaml, `health.sources[].parser`), so which parser reads which command is data.
 Parsers raise ParseError (never KeyError or ValueError) for output they cannot read; unknown extra fields are
 ignored, missing optional ones are left out (the analysis treats an absent counter as not measured, not 0).
 Each is tested on a recorded output (tests/health/recordings/), named with where that recording came from.
+A parser of a whole device's ports may return a CounterTable (columnar: no dict per port), the hot path of a
+fleet's poll; the collector accepts either.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from netfab.health.model import PortCounters
+import orjson
+
+from netfab.health.model import CounterTable, PortCounters
 
 Parsed = dict[str, PortCounters]
-Parser = Callable[[str, str], Parsed]
+Parser = Callable[[str, str], Mapping[str, PortCounters]]
 """(output, port) -> counters: `port` is the port a per-port command ran for, "" for a whole-device one."""
 
 
@@ -26,7 +30,12 @@ class ParseError(ValueError):
 
 def load_json(text: str, what: str) -> Any:
     try:
-        return json.loads(text)
+        # orjson: a fleet poll decodes ~1 GB of JSON, ~4x faster than the json module.
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        pass
+    try:
+        return json.loads(text)  # orjson refuses integers past 64 bits, which json reads
     except ValueError as exc:
         head = text.strip().splitlines()[0][:120] if text.strip() else "nothing"
         raise ParseError(f"{what}: expected JSON, got {head!r}") from exc
@@ -55,6 +64,9 @@ def put(counters: PortCounters, name: str, value: Any) -> None:
     n = number(value)
     if n is not None:
         counters[name] = n
+
+
+__all__ = ["CounterTable", "ParseError", "Parsed", "Parser", "load_json", "number", "put", "resolve"]
 
 
 def resolve(dotted: str) -> Parser:

@@ -8,55 +8,55 @@ the kernel's Documentation/networking/device_drivers/ethernet/mellanox/mlx5/coun
 from __future__ import annotations
 
 import re
+from typing import Any
 
-from netfab.health.model import PortCounters
+from netfab.health.model import CounterTable, PortCounters
 from netfab.health.parsers import Parsed, ParseError, load_json, number, put
 
+IP_LINK_COUNTERS = ("rx_bytes", "tx_bytes", "rx_packets", "tx_packets", "rx_errors", "tx_errors", "rx_drops",
+                    "tx_drops", "fcs_errors", "link_flaps", "oper_up")  # fmt: skip
 
-def ip_link(text: str, port: str = "") -> Parsed:
+
+def ip_link(text: str, port: str = "") -> CounterTable:
     links = load_json(text, "ip -s -s -j link")
     if not isinstance(links, list):
         raise ParseError("ip -s -s -j link: expected a list of links")
-    out: Parsed = {}
+    ports: list[str] = []
+    rows: list[list[Any]] = []
+    empty: dict[str, Any] = {}
     for link in links:
-        name = link.get("ifname") if isinstance(link, dict) else None
-        stats = link.get("stats64") if isinstance(link, dict) else None
+        if not isinstance(link, dict):
+            continue
+        name, stats = link.get("ifname"), link.get("stats64")
         if not isinstance(name, str) or not isinstance(stats, dict):
             continue
-        rx, tx = stats.get("rx", {}), stats.get("tx", {})
-        c: PortCounters = {}
-        put(c, "rx_bytes", rx.get("bytes"))
-        put(c, "tx_bytes", tx.get("bytes"))
-        put(c, "rx_packets", rx.get("packets"))
-        put(c, "tx_packets", tx.get("packets"))
-        put(c, "rx_errors", rx.get("errors"))
-        put(c, "tx_errors", tx.get("errors"))
-        put(c, "rx_drops", rx.get("dropped"))
-        put(c, "tx_drops", tx.get("dropped"))
-        put(c, "fcs_errors", rx.get("crc_errors"))
-        put(c, "link_flaps", tx.get("carrier_changes"))
+        rx, tx = stats.get("rx", empty), stats.get("tx", empty)
+        if not isinstance(rx, dict) or not isinstance(tx, dict):
+            continue
+        flags = link.get("flags")
         # operstate UNKNOWN is what loopbacks and some virtual links report while carrying traffic.
-        c["oper_up"] = (
-            1.0 if link.get("operstate") in ("UP", "UNKNOWN") and "LOWER_UP" in link.get("flags", []) else 0.0
-        )
-        out[name] = c
-    return out
+        up = link.get("operstate") in ("UP", "UNKNOWN") and isinstance(flags, list) and "LOWER_UP" in flags
+        ports.append(name)
+        rows.append([rx.get("bytes"), tx.get("bytes"), rx.get("packets"), tx.get("packets"), rx.get("errors"),
+                     tx.get("errors"), rx.get("dropped"), tx.get("dropped"), rx.get("crc_errors"),
+                     tx.get("carrier_changes"), 1.0 if up else 0.0])  # fmt: skip
+    return CounterTable.from_rows(ports, IP_LINK_COUNTERS, rows)
 
 
-def tc_qdisc(text: str, port: str = "") -> Parsed:
+TC_COUNTERS = ("shaper_overlimits", "shaper_drops", "shaper_backlog_bytes")
+
+
+def tc_qdisc(text: str, port: str = "") -> CounterTable:
     """The root qdisc of each port: a shaper's overlimits, drops and backlog (noqueue ports report zeros)."""
     qdiscs = load_json(text, "tc -s -j qdisc")
     if not isinstance(qdiscs, list):
         raise ParseError("tc -s -j qdisc: expected a list of qdiscs")
-    out: Parsed = {}
+    row: dict[str, list[Any]] = {}
     for q in qdiscs:
         if not isinstance(q, dict) or not q.get("root") or not isinstance(q.get("dev"), str):
             continue
-        c = out.setdefault(q["dev"], {})
-        put(c, "shaper_overlimits", q.get("overlimits"))
-        put(c, "shaper_drops", q.get("drops"))
-        put(c, "shaper_backlog_bytes", q.get("backlog"))
-    return out
+        row[q["dev"]] = [q.get("overlimits"), q.get("drops"), q.get("backlog")]
+    return CounterTable.from_rows(list(row), TC_COUNTERS, list(row.values()))
 
 
 _MARKED = re.compile(r"^marked_(?P<port>[A-Za-z0-9_.-]+?)(?:_q(?P<queue>\d+))?$")
