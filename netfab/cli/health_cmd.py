@@ -39,9 +39,17 @@ def health(
     from_dir: Path | None = typer.Option(
         None, "--from-dir", metavar="DIR", help="Analyse saved samples (DIR/<sample>/<device>/<source>.txt)."
     ),
-    samples: int = typer.Option(2, "--samples", min=1, max=10_000, help="Samples to take (rates need 2)."),
+    samples: int | None = typer.Option(
+        None,
+        "--samples",
+        min=1,
+        max=10_000,
+        help="Samples to take (default 2: rates need 2); with --watch, the reports to give before stopping.",
+    ),
     interval: float = typer.Option(1.0, "--interval", min=0.05, max=3600, help="Seconds between samples."),
-    watch: bool = typer.Option(False, "--watch", help="Keep sampling and report every interval (Ctrl-C stops)."),
+    watch: bool = typer.Option(
+        False, "--watch", help="Keep sampling and report every interval (Ctrl-C stops, or --samples N reports)."
+    ),
     fmt: str = typer.Option("text", "--format", "-f", help=f"Report format: {', '.join(FORMATS)}."),
     output: Path | None = typer.Option(None, "--output", "-o", metavar="FILE", help="Write the report to FILE."),
     serve: str | None = typer.Option(
@@ -107,9 +115,9 @@ def health(
 
             server = MetricsServer(port)
         if watch:
-            _watch(fleet, driver, interval, job_gpus, fmt, output, server, workers)
+            _watch(fleet, driver, interval, job_gpus, fmt, output, server, workers, samples)
             return
-        taken = _take(fleet.targets, driver, samples, interval, workers, save)
+        taken = _take(fleet.targets, driver, samples or 2, interval, workers, save)
         report = _analyse(fleet, taken, job_gpus)
         if server is not None:
             server.publish(report)
@@ -166,12 +174,14 @@ def _analyse(fleet: Any, taken: list[Any], job_gpus: int | None) -> HealthReport
 
 
 def _watch(fleet: Any, driver: Driver, interval: float, job_gpus: int | None, fmt: str, output: Path | None,
-           server: Any, workers: int) -> None:  # fmt: skip
+           server: Any, workers: int, reports: int | None = None) -> None:  # fmt: skip
+    """A report every interval over the last two samples, until Ctrl-C or `reports` reports."""
     from netfab.health.collect import collect
 
     previous = collect(fleet.targets, driver, workers)
+    given = 0
     try:
-        while True:
+        while reports is None or given < reports:
             time.sleep(interval)
             current = collect(fleet.targets, driver, workers)
             report = _analyse(fleet, [previous, current], job_gpus)
@@ -186,6 +196,7 @@ def _watch(fleet: Any, driver: Driver, interval: float, job_gpus: int | None, fm
                 sys.stdout.write(_render(report, fmt) + "\n")
                 sys.stdout.flush()
             previous = current
+            given += 1
     except KeyboardInterrupt:
         return
 

@@ -20,7 +20,7 @@ import numpy as np
 from netfab.health.fleet import Fleet
 from netfab.health.model import DeviceSample, PortMeta
 from netfab.health.scoring import Z_OUTLIER, peer_groups, quantiles, robust_scores
-from netfab.health.signals import Array, Signals, series, signals
+from netfab.health.signals import Array, Series, Signals, series, signals
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +43,12 @@ STORM_PAUSE_RATE = 1_000.0
 """PFC frames per second received on one lossless priority that make a storm (a quanta-65535 pause at 100G
 lasts ~0.34 ms: 1,000/s holds a port ~a third of the time)."""
 STORM_PAUSE_SHARE = 0.2
+LINK_SKEW_PACKETS = 16.0
+"""Packets either end may count apart whatever the timing (a frame on the wire at the read)."""
+LINK_SKEW_SHARE = 0.001
+"""Share of the sent packets the ends may disagree by: counters read a few instructions apart."""
+LINK_BYTES_PER_PACKET = 8.0
+"""Bytes per packet the ends may count differently (FCS, an 802.1Q tag: NOSes differ on what a byte is)."""
 JOB_SIZES = (8, 64, 512, 4096)
 
 
@@ -192,6 +198,7 @@ def analyse(fleet: Fleet, samples: Sequence[dict[str, DeviceSample]], job_gpus: 
         dict(sorted(s.missing.items())),
         PortList.empty(),
     )
+    report.notes += fleet.notes
     if len(samples) < 2:
         report.notes.append("one sample: no rates (give --samples 2 or more); only levels and link state are judged")
     scores: dict[str, Array] = {}
@@ -206,6 +213,7 @@ def analyse(fleet: Fleet, samples: Sequence[dict[str, DeviceSample]], job_gpus: 
     slow_by = _slow_by(sig, scores, busy_med, peak_med, s.values.shape[0])
     report.ports = PortList(metas, sig, combined.tolist(), slow_by)
     _port_issues(report, fleet, sig, metas, s.missing, groups)
+    _link_cross_check(report, s, sig, metas, keys)
     report.storms = _storms(fleet, sig, metas)
     report.tiers = _tiers(metas, sig, combined)
     report.straggler = _straggler(report, fleet, job_gpus)
@@ -308,6 +316,58 @@ def _port_issues(
                       "no CNP sent (DCQCN's notification point is off)", group="marks without CNPs")
             )  # fmt: skip
     _optics(report, sig, metas, missing, groups)
+
+
+def _link_cross_check(
+    report: HealthReport, s: Series, sig: Signals, metas: list[PortMeta], keys: list[tuple[str, str]]
+) -> None:
+    """One end's tx against the other end's rx, packets and bytes, over the window: what left one end and never
+    arrived was lost on the link (an optic, a cable) or miscounted (the counter bugs NEXT_WAVE.md §A.1 lists).
+
+    The ends are read at different instants, so the allowance is the link's rate times how far apart the reads
+    were (start and end of the window, each read's own uncertainty), plus LINK_SKEW_* for what no timing
+    explains. Ports whose peer is not planned or not measured are not judged."""
+    if s.values.shape[0] < 2 or not keys:
+        return
+    row = {k: i for i, k in enumerate(keys)}
+    peer = np.array([row.get((m.peer_device, m.peer_port), -1) for m in metas], dtype=np.int64)
+    has_peer = peer >= 0
+    p = np.where(has_peer, peer, 0)
+    first, last = s.at[0], s.at[-1]
+    skew = np.abs(first - first[p]) + np.abs(last - last[p])
+    skew += s.at_error[0] + s.at_error[0][p] + s.at_error[-1] + s.at_error[-1][p]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for what, sent, got, floor, per_packet in (
+            ("packets", sig.tx_packets, sig.rx_packets, LINK_SKEW_PACKETS, 0.0),
+            ("bytes", sig.tx_bytes, sig.rx_bytes, LINK_SKEW_PACKETS * 9216, LINK_BYTES_PER_PACKET),
+        ):
+            received = got[p]
+            rate = sent / sig.window_s
+            allowed = floor + LINK_SKEW_SHARE * sent + per_packet * np.nan_to_num(sig.tx_packets) + rate * skew
+            gap = sent - received
+            bad = has_peer & np.isfinite(gap) & np.isfinite(allowed) & (np.abs(gap) > allowed)
+            for i in np.flatnonzero(bad).tolist():
+                m = metas[i]
+                if m.device in s.missing or m.peer_device in s.missing:
+                    continue
+                lost = gap[i] > 0
+                share = abs(gap[i]) / sent[i] if sent[i] > 0 else math.inf
+                how = (
+                    f"{gap[i]:,.0f} ({share:.2%}) lost on the way"
+                    if lost
+                    else f"{-gap[i]:,.0f} more than were sent (a counter defect on one end)"
+                )
+                report.issues.append(
+                    Issue(
+                        "HEALTH-TX-RX",
+                        m,
+                        f"{m.port} -> {m.peer_device} {m.peer_port}: sent {sent[i]:,.0f} {what}, the peer received "
+                        f"{received[i]:,.0f}: {how}",
+                        actual={"sent": float(sent[i]), "peer_received": float(received[i])},
+                        expected=f"within {allowed[i]:,.0f} {what} (read skew {skew[i] * 1000:.1f} ms)",
+                        group=f"{what} {'lost' if lost else 'overcounted'}",
+                    )
+                )
 
 
 def _optics(

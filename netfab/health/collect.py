@@ -141,7 +141,8 @@ def collect(
                 out[target.device] = DeviceSample(target.device, started, error=str(outputs))
                 continue
             # The counters were read somewhere between the request and the answer: the middle is the best guess.
-            out[target.device] = parse_outputs(target, outputs, (started + done) / 2)
+            sample = out[target.device] = parse_outputs(target, outputs, (started + done) / 2)
+            sample.at_error = (done - started) / 2
             if on_device is not None:
                 on_device(target.device)
     return {t.device: out[t.device] for t in targets}
@@ -157,6 +158,8 @@ class FromDir:
     root: Path
     sample: int = 0
     times: dict[str, float] = field(default_factory=dict)
+    errors: dict[str, float] = field(default_factory=dict)
+    """DIR/<sample>/at_error.json (half each read's round trip); older saves have none: 0."""
 
     def samples(self) -> list[int]:
         return sorted(int(p.name) for p in self.root.iterdir() if p.is_dir() and p.name.isdigit())
@@ -170,6 +173,12 @@ class FromDir:
             self.times = {str(k): float(v) for k, v in json.loads(at.read_text(encoding="utf-8")).items()}
         except (OSError, ValueError, AttributeError) as exc:
             raise CollectError(f"{at}: {exc}") from exc
+        spread = at.with_name("at_error.json")
+        try:
+            raw = json.loads(spread.read_text(encoding="utf-8")) if spread.exists() else {}
+            self.errors = {str(k): float(v) for k, v in raw.items()}
+        except (OSError, ValueError, AttributeError) as exc:
+            raise CollectError(f"{spread}: {exc}") from exc
 
     def run(self, target: Target) -> list[str]:
         base = self.root / str(self.sample) / target.device
@@ -198,6 +207,7 @@ def collect_saved(targets: Sequence[Target], source: FromDir) -> list[dict[str, 
                 sample[t.device] = DeviceSample(t.device, 0.0, error=str(exc))
                 continue
             sample[t.device] = parse_outputs(t, outputs, source.times.get(t.device, float(k)))
+            sample[t.device].at_error = source.errors.get(t.device, 0.0)
         out.append(sample)
     return out
 
@@ -207,12 +217,13 @@ class Recorder:
 
     def __init__(self, driver: Driver) -> None:
         self.driver = driver
-        self.outputs: dict[str, tuple[float, list[str]]] = {}
+        self.outputs: dict[str, tuple[float, float, list[str]]] = {}
 
     def run(self, target: Target) -> list[str]:
         started = time.monotonic()
         out = self.driver.run(target)
-        self.outputs[target.device] = ((started + time.monotonic()) / 2, out)
+        done = time.monotonic()
+        self.outputs[target.device] = ((started + done) / 2, (done - started) / 2, out)
         return out
 
 
@@ -222,10 +233,11 @@ def save_sample(root: Path, sample: int, targets: Mapping[str, Target], recorder
     from netfab.core.fs import atomic_write_text
 
     base = root / str(sample)
-    times = {}
-    for device, (at, outputs) in recorder.outputs.items():
-        times[device] = at
+    times, errors = {}, {}
+    for device, (at, error, outputs) in recorder.outputs.items():
+        times[device], errors[device] = at, error
         for cmd, text in zip(targets[device].commands, outputs, strict=True):
             atomic_write_text(base / device / f"{cmd.key}.txt", text)
     atomic_write_text(base / "at.json", json.dumps(times, indent=1, sort_keys=True) + "\n")
+    atomic_write_text(base / "at_error.json", json.dumps(errors, indent=1, sort_keys=True) + "\n")
     recorder.outputs.clear()

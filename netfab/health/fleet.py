@@ -24,6 +24,8 @@ class Fleet:
     lossless: tuple[int, ...]
     """Lossless priorities (= queues: netfab keeps priority == traffic class == queue)."""
     dcqcn: bool
+    notes: tuple[str, ...] = ()
+    """What the fleet's platforms cannot measure (platform records' health.unavailable), for the report."""
 
     @property
     def roles(self) -> dict[str, str]:
@@ -38,6 +40,7 @@ def fleet_of(plan: FabricPlan, include_hosts: bool = True) -> Fleet:
     ports: dict[tuple[str, str], PortMeta] = {}
     targets: list[Target] = []
     unsupported: list[str] = []
+    by_platform: dict[str, int] = {}
     for dev in plan.devices.values():
         for i in dev.interfaces:
             ports[(dev.name, i.name)] = PortMeta(
@@ -57,6 +60,7 @@ def fleet_of(plan: FabricPlan, include_hosts: bool = True) -> Fleet:
         if health is None:
             unsupported.append(dev.name)
             continue
+        by_platform[dev.platform] = by_platform.get(dev.platform, 0) + 1
         targets.append(Target(dev.name, commands_for(health, [(i.name, "") for i in dev.interfaces])))
     gpus = 0
     for server in plan.servers:
@@ -81,4 +85,14 @@ def fleet_of(plan: FabricPlan, include_hosts: bool = True) -> Fleet:
             nics = [(nic.netdev, nic.rdma_device) for nic in server.nics if nic.rdma_device is not None]
             targets.append(Target(server.name, commands_for(host_health(), nics), kind="host"))
     lossless = tuple(q.queue for q in plan.qos.queues if q.lossless)
-    return Fleet(ports, targets, unsupported, gpus, lossless, plan.nic.dcqcn_enabled)
+    return Fleet(ports, targets, unsupported, gpus, lossless, plan.nic.dcqcn_enabled, coverage_notes(by_platform))
+
+
+def coverage_notes(devices_per_platform: dict[str, int]) -> tuple[str, ...]:
+    """One note per (platform, counter it cannot read), so a report over EOS says it had no pause time there."""
+    notes = []
+    for platform, count in sorted(devices_per_platform.items()):
+        health = platform_spec(platform).health
+        for counter, why in sorted((health.unavailable if health else {}).items()):
+            notes.append(f"{platform} ({count} devices): no {counter} source: {why}")
+    return tuple(notes)

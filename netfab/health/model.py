@@ -186,6 +186,9 @@ class DeviceSample:
     ports: CounterTable = field(default_factory=CounterTable.empty)
     error: str | None = None
     """Why the read failed (unreachable, a parser refused the output): the device is then not analysed."""
+    at_error: float = 0.0
+    """The read happened within at +- at_error (half the round trip; 0 when unknown): two ends of a link are
+    compared only as closely as their read instants are known."""
 
     @classmethod
     def of(cls, device: str, at: float, ports: Mapping[str, PortCounters]) -> DeviceSample:

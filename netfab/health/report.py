@@ -49,6 +49,10 @@ RULES = (
     RuleInfo("HEALTH-OPTICS", "optics outlier", Severity.WARNING,
              "Receive power well below, or temperature well above, the port's peers.",
              hint="clean the connector or replace the optic before it errors"),
+    RuleInfo("HEALTH-TX-RX", "tx and peer rx disagree", Severity.ERROR,
+             "What one end of a link sent and what the other end received differ by more than the counters' read "
+             "skew explains: frames lost on the link, or a miscounting counter.",
+             hint="compare both ends' error and discard counters; a clean receiver points at the counters"),
     RuleInfo("HEALTH-UNREADABLE", "not read", Severity.ERROR,
              "The device's counters could not be read or parsed: its health is unknown.",
              hint="check reachability and that the platform's health commands run on it"),

@@ -31,6 +31,8 @@ class Series:
     names: list[str]
     values: Array
     at: Array
+    at_error: Array
+    """[k, row] the read instant's uncertainty (seconds)."""
     missing: dict[str, str]
     """Device -> why it has no data (unreadable in some sample)."""
 
@@ -55,6 +57,7 @@ def series(keys: Sequence[tuple[str, str]], samples: Sequence[dict[str, DeviceSa
     for i, (dev, port) in enumerate(keys):
         row_of.setdefault(dev, {})[port] = i
     at = np.full((len(samples), len(keys)), np.nan)
+    at_error = np.zeros((len(samples), len(keys)))
     missing: dict[str, str] = {}
     names: dict[str, int] = {}
     layouts: dict[tuple[str, ...], list[int]] = {}
@@ -66,7 +69,9 @@ def series(keys: Sequence[tuple[str, str]], samples: Sequence[dict[str, DeviceSa
             if got is None or got.error is not None:
                 missing.setdefault(dev, got.error if got is not None and got.error else "not read")
                 continue
-            at[k, list(rows.values())] = got.at
+            planned = list(rows.values())
+            at[k, planned] = got.at
+            at_error[k, planned] = got.at_error
             table = got.ports
             if not table.ports:
                 continue
@@ -86,7 +91,7 @@ def series(keys: Sequence[tuple[str, str]], samples: Sequence[dict[str, DeviceSa
         cols = layouts[table.names]
         src = table.data if len(src_rows) == len(table.ports) else table.data[src_rows]
         values[k][np.ix_(dst_rows, cols)] = src
-    return Series(list(keys), list(names), values, at, missing)
+    return Series(list(keys), list(names), values, at, at_error, missing)
 
 
 @dataclass(slots=True)
@@ -196,6 +201,8 @@ class Signals:
     roce_ecn_marked: Array
     tx_packets: Array
     rx_packets: Array
+    tx_bytes: Array
+    rx_bytes: Array
     resets: npt.NDArray[np.int64]
 
 
@@ -257,5 +264,7 @@ def signals(s: Series, speeds: Array, lossless: Sequence[int]) -> Signals:
             roce_ecn_marked=total(dl, s.cols("roce_ecn_marked")),
             tx_packets=total(dl, s.cols("tx_packets")),
             rx_packets=total(dl, s.cols("rx_packets")),
+            tx_bytes=tx,
+            rx_bytes=total(dl, s.cols("rx_bytes")),
             resets=dl.resets,
         )

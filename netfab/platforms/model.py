@@ -203,6 +203,19 @@ class Health(_Frozen):
     """`netfab health`: the counter sources of this platform (netfab.health reads them in this order)."""
 
     sources: tuple[HealthSource, ...] = Field(min_length=1)
+    unavailable: dict[str, str] = {}
+    """Counter families (netfab.health.model.COUNTER_DOCS names) this platform has no source for -> why, and
+    what health judges instead; the report says so for every fleet that has such devices."""
+
+    @field_validator("unavailable")
+    @classmethod
+    def _known_counters(cls, value: dict[str, str]) -> dict[str, str]:
+        from netfab.health.model import COUNTER_DOCS
+
+        unknown = sorted(set(value) - set(COUNTER_DOCS))
+        if unknown:
+            raise ValueError(f"health.unavailable names no counter netfab reads: {', '.join(unknown)}")
+        return value
 
     @field_validator("sources")
     @classmethod

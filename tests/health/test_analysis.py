@@ -8,7 +8,7 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-from netfab.health.analysis import analyse
+from netfab.health.analysis import Issue, analyse
 from netfab.health.fleet import Fleet, fleet_of
 from netfab.health.model import DeviceSample
 from netfab.health.report import group_sentences, to_findings
@@ -187,3 +187,53 @@ def test_an_unreadable_device_is_reported_and_not_analysed(fleet: Fleet) -> None
     assert all(i.meta.device != "spine1" for i in report.issues)
     assert [f.rule_id for f in to_findings(report)] == ["HEALTH-UNREADABLE"]
     assert not np.isnan(report.window_s)
+
+
+def _tx_rx(report_issues: list[Issue]) -> list[tuple[str, str, str]]:
+    return [(i.meta.device, i.meta.port, i.group) for i in report_issues if i.rule == "HEALTH-TX-RX"]
+
+
+def test_what_one_end_sent_and_its_peer_never_received_is_named_in_packets_and_bytes(fleet: Fleet) -> None:
+    def lossy(dev: str, port: str, k: int, c: dict[str, float]) -> None:
+        if (dev, port) == ("spine1", "swp2"):  # faces leaf2 swp3: receives 2 % less than leaf2 sent
+            c["rx_packets"] *= 0.98
+            c["rx_bytes"] *= 0.98
+
+    report = analyse(fleet, _samples(fleet, lossy))
+    assert _tx_rx(report.issues) == [("leaf2", "swp3", "packets lost"), ("leaf2", "swp3", "bytes lost")]
+    (packets, _) = [i for i in report.issues if i.rule == "HEALTH-TX-RX"]
+    assert "sent 100,000 packets, the peer received 98,000: 2,000 (2.00%) lost on the way" in packets.message
+    assert "spine1 swp2" in packets.message
+    finding = next(f for f in to_findings(report) if f.rule_id == "HEALTH-TX-RX")
+    assert finding.severity.value == "error" and finding.path == "leaf2:swp3"
+
+
+def test_a_peer_counting_more_than_was_sent_is_a_counter_defect(fleet: Fleet) -> None:
+    def over(dev: str, port: str, k: int, c: dict[str, float]) -> None:
+        if (dev, port) == ("host3", "eth1"):  # faces leaf4 swp1
+            c["rx_packets"] *= 1.05
+
+    report = analyse(fleet, _samples(fleet, over))
+    assert _tx_rx(report.issues) == [("leaf4", "swp1", "packets overcounted")]
+    assert "more than were sent (a counter defect on one end)" in report.issues[-1].message
+
+
+def test_ends_read_apart_may_differ_by_what_the_link_carried_meanwhile(fleet: Fleet) -> None:
+    """spine1 is read 50 ms after the others at the end of the window: at 100,000 packets/s its receive counters
+    hold ~5,000 packets more than leaf2 had sent when leaf2 was read. That is skew, not loss; without the
+    skew the same gap is a finding."""
+
+    def ahead(dev: str, port: str, k: int, c: dict[str, float]) -> None:
+        if dev == "spine1" and k == 1:
+            c["rx_packets"] *= 1.05
+            c["rx_bytes"] *= 1.05
+
+    skewed = _samples(fleet, ahead)
+    skewed[1]["spine1"].at += 0.05
+    assert _tx_rx(analyse(fleet, skewed).issues) == []
+    assert {d for d, _, _ in _tx_rx(analyse(fleet, _samples(fleet, ahead)).issues)} == {
+        "leaf1",
+        "leaf2",
+        "leaf3",
+        "leaf4",
+    }

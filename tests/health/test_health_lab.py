@@ -6,12 +6,19 @@ Needs root and FRR (skipped with the reason otherwise)."""
 from __future__ import annotations
 
 import json
+import os
+import socket
+import subprocess
+import sys
 import threading
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 
 from netfab.health.analysis import analyse
 from netfab.health.collect import collect
@@ -29,7 +36,7 @@ from netfab.lab.collective import (
 )
 from netfab.lab.collective_shaping import Port
 from tests.analyze_lab.labcheck_helpers import lab_plan
-from tests.health.conftest import LAB_INTENT, HealthLab
+from tests.health.conftest import LAB_INTENT, ROOT, HealthLab
 
 pytestmark = pytest.mark.lab
 
@@ -67,6 +74,51 @@ def test_health_names_the_throttled_link_from_counters_alone(health_lab: HealthL
     replay = health_lab.netfab("health", str(LAB_INTENT), "--from-dir", str(saved), "--format", "json")
     assert replay.returncode == 1
     assert json.loads(replay.stdout)["details"]["slow_links"] == doc["details"]["slow_links"]
+
+
+def _listening(port: int) -> list[str]:
+    """Local addresses in LISTEN on `port` (IPv4 and IPv6), from /proc/net/tcp*: what is bound, not what answers."""
+    out = []
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in Path(table).read_text().splitlines()[1:]:
+            local, state = line.split()[1], line.split()[3]
+            address, _, hexport = local.rpartition(":")
+            if state == "0A" and int(hexport, 16) == port:
+                out.append(address)
+    return out
+
+
+def test_watch_serves_openmetrics_on_loopback_only_and_stops_after_its_samples(health_lab: HealthLab) -> None:
+    with socket.socket() as probe:  # a free port for this test alone
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "netfab.cli.app", "health", str(LAB_INTENT), "--lab", health_lab.prefix, "--watch",
+         "--samples", "2", "--interval", "1", "--serve", str(port), "--format", "text"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"},
+    )  # fmt: skip
+    try:
+        body, bound, deadline = "", [], time.monotonic() + 120
+        while "netfab_port_slow" not in body and time.monotonic() < deadline and proc.poll() is None:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as resp:
+                    body = resp.read().decode()
+                bound = bound or _listening(port)
+            except (urllib.error.URLError, ConnectionError):
+                pass
+            time.sleep(0.2)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, err
+    assert bound == ["0100007F"], bound  # 127.0.0.1 and nothing else, never 0.0.0.0 or ::
+    families = {f.name: f for f in text_string_to_metric_families(body)}
+    ports = {(s.labels["device"], s.labels["port"]) for s in families["netfab_port_slow"].samples}
+    assert ("leaf2", "swp1") in ports and all(s.labels["tier"] for s in families["netfab_port_slow"].samples)
+    assert out.count("health of ") == 2  # one report per sample after the first, then it stops by itself
 
 
 @pytest.mark.parametrize("workers", [8, 4])

@@ -147,3 +147,24 @@ def test_unsupported_counters_stay_absent_not_zero() -> None:
 def test_garbage_is_a_parse_error_naming_the_command(platform: str, source_id: str, text: str) -> None:
     with pytest.raises(ParseError):
         resolve(_source(platform, source_id).parser)(text, "swp1")
+
+
+def test_eos_declares_it_has_no_pause_duration_source_and_reports_over_eos_say_so() -> None:
+    from netfab.health.fleet import coverage_notes
+
+    eos = registry().spec("arista_eos").health
+    assert eos is not None and set(eos.unavailable) == {"pfc_rx_us", "pfc_tx_us"}
+    assert not any("_us" in s.id or "history" in s.command for s in eos.sources)
+    (rx, tx) = coverage_notes({"arista_eos": 3, "frr": 2})
+    assert rx.startswith("arista_eos (3 devices): no pfc_rx_us source: EOS publishes no per-priority pause-duration")
+    assert tx.startswith("arista_eos (3 devices): no pfc_tx_us source")
+
+
+def test_a_platform_cannot_declare_a_counter_netfab_does_not_know() -> None:
+    from pydantic import ValidationError
+
+    from netfab.platforms.model import Health
+
+    src = {"id": "x", "command": "show x", "parser": "netfab.health.parsers.eos.interfaces", "doc": "d"}
+    with pytest.raises(ValidationError, match="names no counter netfab reads: pfc_pause_ms"):
+        Health.model_validate({"sources": [src], "unavailable": {"pfc_pause_ms": "no"}})

@@ -2,8 +2,10 @@
 counters` revision 3 (interfaceCounters.<intf>.rxFrames/txFrames, as ANTA's VerifyInterfacesPFCCounters reads
 it), `show qos interfaces ecn counters queue` (intfQueueCounters.<intf>.queueCounters.<queue> = marked packets,
 as ANTA's VerifyInterfacesECNCounters reads it), `show interfaces transceiver` (interfaces.<intf>.rxPower,
-temperature). EOS's PFC counters are per port, not per priority, and its pause-duration history counters
-(EOS >= 4.34.2F) have no published JSON shape here, so they are not read.
+temperature). EOS's PFC counters are per port, not per priority. EOS has no pause-duration source netfab can
+read: its PFC history counters (EOS >= 4.35.0F) are documented without an eAPI command output or JSON shape, so
+the platform record declares pfc_rx_us/pfc_tx_us unavailable and every report over EOS devices says so; EOS
+links are judged on pause frame rates, watermarks and busy time at peak rate instead.
 """
 
 from __future__ import annotations
