@@ -15,11 +15,13 @@ draws per trial (common random numbers), so their differences are the configurat
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
+from netfab.analyze.ecmp_aggregate import CELLS_PER_DRAW, TierClasses, draw_loads, independent_hops, tier_classes
 from netfab.analyze.flows import FlowSet, ideal_loads
 from netfab.analyze.hashing import DEST_QP, FIVE_TUPLE, ROCE_SPORT_BASE, SportMode, flow_key, has_qp_entropy, next_hop
 from netfab.analyze.hashing import pair_key as hash_pair_key
@@ -30,10 +32,16 @@ from netfab.intent.types import HashField
 FABRIC_TIERS: tuple[str, ...] = ("leaf_up", "spine_down", "spine_up", "superspine_down")
 CHUNK_ELEMENTS = 1 << 19
 """Flow-trials per vectorised step: big enough to amortise numpy call overhead, small enough for the cache."""
+PER_FLOW_BUDGET = 20_000_000
+"""Flow-trials (about a second of hashing) above which a scenario whose QPs all carry entropy is drawn per
+flow class instead (ecmp_aggregate.py): only an all-to-all of a big job gets there (n^2 x rails x QPs flows
+per trial)."""
 WORK_BUDGET = 200_000_000
-"""Flow-trials per scenario (a few seconds) before trials are cut. Only an all-to-all of a big job gets near
-it (n^2 x rails x QPs flows per trial), and with that many flows per link the busiest link's load varies
-little from trial to trial. The report states the trials each scenario actually ran."""
+"""Flow-trials per scenario before trials are cut, for the scenarios the aggregated draw cannot stand for
+(hops that share a seed polarise, which only per-flow hashing shows). The report states the trials each
+scenario actually ran."""
+
+Method = Literal["per_flow", "aggregated"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,10 +115,13 @@ class ScenarioResult:
     tax: Quantiles
     tiers: dict[str, TierResult]
     tax_samples: np.ndarray = field(repr=False)
+    method: Method = "per_flow"
+    """per_flow: every QP hashed at every hop; aggregated: flows per link drawn per flow class."""
 
     def as_dict(self) -> dict[str, Any]:
         s = self.scenario
         return {
+            "model": self.method,
             "key": s.key,
             "label": s.label,
             "hash_fields": sorted(s.hash_fields),
@@ -179,6 +190,11 @@ class EcmpModel:
         self.paths = self._pair_paths()
         # The chunk layout depends only on the largest QP count, so every scenario sees the same draws.
         self.chunk = max(1, CHUNK_ELEMENTS // max(1, self.order.size * max_qps))
+        self.independent = independent_hops(routes)
+        self._classes: dict[str, TierClasses] | None = None
+        self._aggregated: dict[int, tuple[dict[str, np.ndarray], dict[str, np.ndarray], np.ndarray]] = {}
+        self._lock = threading.Lock()
+        self._locks: dict[int, threading.Lock] = {}
 
     def run(self, scenario: Scenario, trials: int) -> ScenarioResult:
         q = scenario.qps
@@ -190,40 +206,74 @@ class EcmpModel:
         if scenario.ideal or not self.tiers:
             return self._ideal_result(scenario, trials, ideal_step)
         deterministic = not scenario.qp_entropy
+        if not deterministic and self.independent and self.order.size * q * trials > PER_FLOW_BUDGET:
+            return self._aggregated_result(scenario, trials, host_step, ideal_step)
         budget = max(1, WORK_BUDGET // max(self.order.size * q, 1))
         run_trials = 1 if deterministic else min(trials, budget)
+        # Without per-QP entropy every QP of a pair hashes alike: route each pair once and count it q times.
+        copies = 1 if deterministic else q
+        weight = q // copies
         busiest = {t: np.zeros(run_trials) for t in self.tiers}
         vs_fair = {t: np.zeros(run_trials) for t in self.tiers}
         step = np.full(run_trials, host_step)
         f = self.flows
         pair_key = hash_pair_key(scenario.hash_fields, f.src_ip[self.order], f.dst_ip[self.order])
-        base = np.repeat(np.arange(self.order.size) * self.paths.width, q)
-        leaf_seed = np.repeat(self.routes.leaf_seed[self.paths.src_leaf], q)
-        modulus = self.routes.leaf_up.uniform or np.repeat(self.routes.leaf_up.size[self.paths.src_leaf], q)
+        base = np.repeat(np.arange(self.order.size) * self.paths.width, copies)
+        leaf_seed = np.repeat(self.routes.leaf_seed[self.paths.src_leaf], copies)
+        modulus = self.routes.leaf_up.uniform or np.repeat(self.routes.leaf_up.size[self.paths.src_leaf], copies)
         for first in range(0, run_trials, self.chunk):
             n = min(self.chunk, run_trials - first)
-            sport, dest_qp = self._draws(first // self.chunk, n, q, scenario)
-            keys = flow_key(scenario.hash_fields, pair_key[None, :, None], (n, pair_key.size, q), sport, dest_qp)
+            sport, dest_qp = self._draws(first // self.chunk, n, copies, scenario)
+            shape = (n, pair_key.size, copies)
+            keys = flow_key(scenario.hash_fields, pair_key[None, :, None], shape, sport, dest_qp)
             keys = keys.reshape(n, -1)
             member = next_hop(keys, leaf_seed, modulus)
             member += base
-            slots = self._route(keys, member, q)
+            slots = self._route(keys, member, copies)
             rows = np.arange(n)
             window = slice(first, first + n)
             for t, v in self.tiers.items():
                 index = slots[t]
                 index += (rows * v.width)[:, None]
                 loads = np.bincount(index.ravel(), minlength=n * v.width).reshape(n, v.width)
-                top = loads.argmax(axis=1)
-                peak = loads[rows, top]
-                busiest[t][window] = peak
-                vs_fair[t][window] = peak / (v.fair1[top] * q)
-                slowest = peak * v.uniform_inv_gbps if v.uniform_inv_gbps else (loads * v.inv_gbps).max(axis=1)
-                np.maximum(step[window], slowest, out=step[window])
+                if weight > 1:
+                    loads *= weight
+                _tally(v, loads, q, busiest[t][window], vs_fair[t][window], step[window])
         if deterministic:
             busiest = {t: np.repeat(a, trials) for t, a in busiest.items()}
             vs_fair = {t: np.repeat(a, trials) for t, a in vs_fair.items()}
             step = np.repeat(step, trials)
+        return self._result(scenario, busiest, vs_fair, step, ideal_step, deterministic, "per_flow")
+
+    def _aggregated_result(
+        self, scenario: Scenario, trials: int, host_step: float, ideal_step: float
+    ) -> ScenarioResult:
+        q = scenario.qps
+        # Scenarios with the same QP count have the same distribution here (each QP's choice is uniform
+        # whichever fields carry its entropy), so they share one set of draws: common random numbers, and
+        # their difference is exactly zero, as it should be.
+        with self._lock:
+            lock = self._locks.setdefault(q, threading.Lock())
+            if self._classes is None:
+                slots = {t: v.slot for t, v in self.tiers.items()}
+                self._classes = tier_classes(self.routes, self.flows, self.order, slots)
+        with lock:  # per QP count, so scenarios with different counts still draw in parallel
+            if q not in self._aggregated:
+                self._aggregated[q] = self._draw_aggregated(self._classes, q, trials, host_step)
+        busiest, vs_fair, step = self._aggregated[q]
+        return self._result(scenario, busiest, vs_fair, step, ideal_step, False, "aggregated")
+
+    def _result(
+        self,
+        scenario: Scenario,
+        busiest: dict[str, np.ndarray],
+        vs_fair: dict[str, np.ndarray],
+        step: np.ndarray,
+        ideal_step: float,
+        deterministic: bool,
+        method: Method,
+    ) -> ScenarioResult:
+        q = scenario.qps
         tax = step / ideal_step - 1.0
         results = {
             t: TierResult(
@@ -236,7 +286,26 @@ class EcmpModel:
             )
             for t, v in self.tiers.items()
         }
-        return ScenarioResult(scenario, int(tax.size), deterministic, ideal_step, Quantiles.of(tax), results, tax)
+        return ScenarioResult(
+            scenario, int(tax.size), deterministic, ideal_step, Quantiles.of(tax), results, tax, method
+        )
+
+    def _draw_aggregated(
+        self, classes_of: dict[str, TierClasses], q: int, trials: int, host_step: float
+    ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], np.ndarray]:
+        busiest = {t: np.zeros(trials) for t in self.tiers}
+        vs_fair = {t: np.zeros(trials) for t in self.tiers}
+        step = np.full(trials, host_step)
+        for number, (t, v) in enumerate(self.tiers.items()):
+            classes = classes_of[t]
+            chunk = max(1, CELLS_PER_DRAW // max(1, classes.cells))
+            for first in range(0, trials, chunk):
+                n = min(chunk, trials - first)
+                rng = np.random.default_rng([self.seed, q, number, first])
+                loads = draw_loads(classes, v.width, q, rng, n)
+                window = slice(first, first + n)
+                _tally(v, loads, q, busiest[t][window], vs_fair[t][window], step[window])
+        return busiest, vs_fair, step
 
     # --- setup ---------------------------------------------------------------------------------------------
 
@@ -346,6 +415,17 @@ class EcmpModel:
         if "spine_down" in self.tiers:
             out["spine_down"] = down[0] if len(down) == 1 else np.concatenate(down, axis=1)
         return out
+
+
+def _tally(v: _Tier, loads: np.ndarray, q: int, busiest: np.ndarray, vs_fair: np.ndarray, step: np.ndarray) -> None:
+    """One chunk of trials of one tier: the busiest link, its load over fair share, and the step time so far
+    (written into the chunk's views of the per-trial arrays)."""
+    top = loads.argmax(axis=1)
+    peak = loads[np.arange(loads.shape[0]), top]
+    busiest[:] = peak
+    vs_fair[:] = peak / (v.fair1[top] * q)
+    slowest = peak * v.uniform_inv_gbps if v.uniform_inv_gbps else (loads * v.inv_gbps).max(axis=1)
+    np.maximum(step, slowest, out=step)
 
 
 def _raw_u32(seed: int, chunk_no: int, stream: int, count: int) -> np.ndarray:

@@ -69,8 +69,8 @@ def ideal_loads(routes: FabricRoutes, flows: FlowSet) -> dict[str, np.ndarray]:
     if fabric.size == 0:
         return loads
     n_leaves = len(routes.leaf_names)
-    leaf, dst, w = _aggregate(flows.src_leaf[fabric], flows.dst_leaf[fabric], np.ones(fabric.size), n_leaves)
-    links, rows = _expand(routes.leaf_up.members, routes.leaf_up.size, leaf)
+    leaf, dst, w = aggregate_weights(flows.src_leaf[fabric], flows.dst_leaf[fabric], np.ones(fabric.size), n_leaves)
+    links, rows = expand_groups(routes.leaf_up.members, routes.leaf_up.size, leaf)
     w = w[rows] / routes.leaf_up.size[leaf][rows]
     dst = dst[rows]
     loads["leaf_up"] += np.bincount(links, weights=w, minlength=sizes["leaf_up"])
@@ -78,20 +78,20 @@ def ideal_loads(routes: FabricRoutes, flows: FlowSet) -> dict[str, np.ndarray]:
     here = routes.spine_pod[spine] == routes.leaf_pod[dst]
     down_spine, down_dst, down_w = [spine[here]], [dst[here]], [w[here]]
     if not np.all(here):
-        s, d, sw = _aggregate(spine[~here], dst[~here], w[~here], n_leaves)
-        links, rows = _expand(routes.spine_up.members, routes.spine_up.size, s)
+        s, d, sw = aggregate_weights(spine[~here], dst[~here], w[~here], n_leaves)
+        links, rows = expand_groups(routes.spine_up.members, routes.spine_up.size, s)
         sw = sw[rows] / routes.spine_up.size[s][rows]
         d = d[rows]
         loads["spine_up"] += np.bincount(links, weights=sw, minlength=sizes["spine_up"])
-        ss, d, sw = _aggregate(routes.sss_superspine[links], d, sw, n_leaves)
+        ss, d, sw = aggregate_weights(routes.sss_superspine[links], d, sw, n_leaves)
         group = ss * routes.pods + routes.leaf_pod[d]
-        links, rows = _expand(routes.superspine_down.members, routes.superspine_down.size, group)
+        links, rows = expand_groups(routes.superspine_down.members, routes.superspine_down.size, group)
         sw = sw[rows] / routes.superspine_down.size[group][rows]
         loads["superspine_down"] += np.bincount(links, weights=sw, minlength=sizes["superspine_down"])
         down_spine.append(routes.sss_spine[links])
         down_dst.append(d[rows])
         down_w.append(sw)
-    s, d, sw = _aggregate(np.concatenate(down_spine), np.concatenate(down_dst), np.concatenate(down_w), n_leaves)
+    s, d, sw = aggregate_weights(np.concatenate(down_spine), np.concatenate(down_dst), np.concatenate(down_w), n_leaves)
     start = routes.bundle_start[s, d]
     size = routes.bundle_size[s, d]
     rows = np.repeat(np.arange(s.size), size)
@@ -101,13 +101,13 @@ def ideal_loads(routes: FabricRoutes, flows: FlowSet) -> dict[str, np.ndarray]:
     return loads
 
 
-def _aggregate(a: np.ndarray, b: np.ndarray, w: np.ndarray, b_range: int) -> tuple[np.ndarray, ...]:
+def aggregate_weights(a: np.ndarray, b: np.ndarray, w: np.ndarray, b_range: int) -> tuple[np.ndarray, ...]:
     """Sum weights per (a, b): keeps the fan-out of the next stage proportional to distinct states."""
     keys, inverse = np.unique(a * b_range + b, return_inverse=True)
     return keys // b_range, keys % b_range, np.bincount(inverse, weights=w)
 
 
-def _expand(members: np.ndarray, size: np.ndarray, group: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def expand_groups(members: np.ndarray, size: np.ndarray, group: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Every member link of each row's group, and the row it came from."""
     counts = size[group]
     rows = np.repeat(np.arange(group.size), counts)

@@ -215,10 +215,16 @@ def _ecmp(ecmp: dict[str, Any], pattern: str) -> list[str]:
         tax = s["step_time_tax"]
         name = "intent: " + _describe(s) if s["key"] == "intent" else s["label"]
         rows.append([
-            name, str(s["qps_per_gpu_pair"]), f"{s['trials']:,}" + ("*" if s["deterministic"] else ""), busy,
+            name, str(s["qps_per_gpu_pair"]), f"{s['trials']:,}" + _trial_mark(s), busy,
             _pct(tax["p50"]), _pct(tax["p99"]), _pct(tax["max"]),
         ])  # fmt: skip
-    lines += ["", *_table(rows), "  * deterministic: no per-QP field reaches the hash, every trial routes alike", ""]
+    lines += ["", *_table(rows), "  * deterministic: no per-QP field reaches the hash, every trial routes alike"]
+    if any(s.get("model") == "aggregated" for s in ecmp["scenarios"]):
+        lines.append(
+            "  + aggregated: too many flows to hash one by one; flows per link drawn per flow class, "
+            "each tier on its own (docs/analyze.md)"
+        )
+    lines.append("")
     intent = next(s for s in ecmp["scenarios"] if s["key"] == "intent")
     lines += _free_imbalance(intent, head)
     rows = [["tier (intent)", "links used", "fair share", "busiest p50/p99/max", "x fair p99"]]
@@ -240,6 +246,12 @@ def _ecmp(ecmp: dict[str, Any], pattern: str) -> list[str]:
         f"{k['fib_multipath_hash_fields']}" + (f"; cannot hash {', '.join(dropped)}" if dropped else "")
     )
     return [*lines, ""]
+
+
+def _trial_mark(s: dict[str, Any]) -> str:
+    if s["deterministic"]:
+        return "*"
+    return "+" if s.get("model") == "aggregated" else ""
 
 
 def _failures(fl: dict[str, Any] | None) -> list[str]:
