@@ -5,9 +5,9 @@
 
 Fleet: every switch answers the frr platform record's health commands with outputs shaped like the recordings
 in tests/health/recordings/frr/ (64 ports each), after a fake 50 ms round trip; one switch in a thousand has a
-shaped port. One report = two samples of every switch, the analysis and the findings + JSON details (the OpenMetrics
-exposition of every port is timed and shown apart),
-in a child process pinned to two CPUs (its wall time, user+sys CPU seconds and peak RSS are the figures). Prints the median of the runs with
+shaped port. One report = two samples of every switch, the analysis and the findings + JSON details (the
+OpenMetrics exposition of every port is timed and shown apart), in a child process pinned to two CPUs: the
+figures are its whole-process wall time, user+sys CPU seconds and peak RSS. Prints the median of the runs with
 the load average beside it, and exits 1 when the median exceeds --max seconds or the peak exceeds --max-mb.
 """
 
