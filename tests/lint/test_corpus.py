@@ -7,6 +7,19 @@ from corpus_score import load_cases, reported
 
 CASES = load_cases()
 
+NEWCOMER = (
+    "newcomer-two-classes-p3-nvue",
+    "newcomer-dcqcn-prio4-roce3",
+    "newcomer-10km-lossless-hop",
+    "newcomer-default-lossless",
+    "newcomer-unquoted-ratio",
+    "newcomer-undersubscription-declared-backwards",
+    "newcomer-qp-hash-on-strata-eos",
+    "newcomer-sonic-ports-beyond-hwsku",
+    "newcomer-storage-on-compute-ports",
+    "newcomer-host-mtu-above-link",
+)
+
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_case_reports_exactly_its_golden(case: object) -> None:
@@ -18,19 +31,31 @@ def test_case_reports_exactly_its_golden(case: object) -> None:
 
 
 def test_corpus_size_and_score(capsys: pytest.CaptureFixture[str]) -> None:
-    # At least 40 cases, including the three NEWCOMER_TRIAL misses the trial describes; printed for the log.
+    # At least 40 cases, including every NEWCOMER_TRIAL miss: the three the trial describes, the one the issue
+    # words ("a lossless class that should not be"), and the six its friction points imply (netfab then
+    # passed each, or answered with the wrong words); printed for the log.
     names = {c.name for c in CASES}
     assert len(CASES) >= 40
-    assert {"newcomer-two-classes-p3-nvue", "newcomer-dcqcn-prio4-roce3", "newcomer-10km-lossless-hop"} <= names
+    assert set(NEWCOMER) <= names
     caught = sum(c.expected <= reported(c.path) for c in CASES)
     with capsys.disabled():
         print(f"\nlint corpus: caught {caught} / {len(CASES)}")
     assert caught == len(CASES)
 
 
-def test_a_case_without_its_mistake_is_clean(tmp_path: pytest.TempPathFactory) -> None:
-    # The golden is about the mistake: the same intent with the marked lines restored to the base is clean.
-    case = next(c for c in CASES if c.name == "newcomer-dcqcn-prio4-roce3")
+ONE_LINE_MISTAKES = (
+    "newcomer-dcqcn-prio4-roce3",
+    "newcomer-unquoted-ratio",
+    "newcomer-sonic-ports-beyond-hwsku",
+    "newcomer-host-mtu-above-link",
+)
+
+
+@pytest.mark.parametrize("name", ONE_LINE_MISTAKES)
+def test_a_case_without_its_mistake_is_clean(name: str, tmp_path: pytest.TempPathFactory) -> None:
+    # The golden is about the mistake: the same intent with the marked line dropped (the default restored) is
+    # clean.
+    case = next(c for c in CASES if c.name == name)
     text = case.path.read_text(encoding="utf-8")
     fixed = "\n".join(line for line in text.splitlines() if not line.endswith("# <- the mistake")) + "\n"
     path = tmp_path / "fixed.yaml"  # type: ignore[operator]
