@@ -81,7 +81,7 @@ class _Expander:
     def add_device(self, role: Role, index: int, asn: int, **coords: int | None) -> DevicePlan:
         tier = getattr(self.t, role)
         name_coords = dict(coords)
-        if role == "spine" and self.t.style == "clos3":
+        if role == "spine" and self.t.has_pods:
             name_coords["index"] = coords.get("spine_in_pod")
         else:
             name_coords["index"] = index
@@ -225,15 +225,17 @@ class _Expander:
         t = self.t
         planes = t.planes
         superspines: list[DevicePlan] = []
-        if t.style == "clos3" and t.superspine is not None:
+        if t.superspine is not None:
             for i in range(1, (t.superspine.count or 0) + 1):
                 plane = (i - 1) % planes + 1
                 superspines.append(self.add_device("superspine", i, self.u.asn.superspine, plane=plane))
         spines_by_pod: dict[int, list[DevicePlan]] = {}
         spine_count = t.spine.count or 0
-        for pod in range(1, (t.pods or 1) + 1):
-            pod_key = pod if t.style == "clos3" else None
-            asn = self.u.asn.spine + (pod - 1 if t.style == "clos3" else 0)
+        # RFC 7938 numbering: one ASN per pod's spines (spine + pod - 1), so a route never climbs back up
+        # through another spine of its pod (valley-free, which is what keeps PFC deadlock-free).
+        for pod in range(1, max(t.pod_count, 1) + 1):
+            pod_key = pod if t.has_pods else None
+            asn = self.u.asn.spine + pod - 1
             spines_by_pod[pod] = [
                 self.add_device(
                     "spine",
@@ -277,6 +279,10 @@ class _Expander:
             planes = t.rail_planes
             per_su = per_plane * planes
             rpl = t.rails_per_leaf
+
+            def pod_of(su: int) -> int | None:
+                return t.pod_of_su(su) if t.sus_per_pod is not None else None
+
             for su in range(1, (t.scalable_units or 0) + 1):
                 for plane in range(1, planes + 1):
                     for leaf in range(1, per_plane + 1):
@@ -285,7 +291,7 @@ class _Expander:
                         rail = leaf if rpl == 1 else None
                         leaves[(su, leaf, plane)] = self.add_device(
                             "leaf", index, base + index - 1, su=su, rail=rail, leaf=leaf,
-                            plane=plane if planes > 1 else None,
+                            plane=plane if planes > 1 else None, pod=pod_of(su),
                         )  # fmt: skip
         else:
             racks = t.racks_per_pod or 0
@@ -303,20 +309,23 @@ class _Expander:
         downlinks = t.leaf_downlinks
         pool = self.u.p2p.leaf_spine
         planes = t.rail_planes
-        # Multi-plane: plane p's leaves uplink only to plane p's spines (spine i is in plane i mod planes).
-        spine_groups = {p: [s for s in spines_by_pod[1] if (s.plane or 1) == p] for p in range(1, planes + 1)}
+        # Multi-plane: plane p's leaves uplink only to plane p's spines of their pod (spine i is in plane i mod
+        # planes); without sus_per_pod every SU is in pod 1.
+        spine_groups = {
+            (pod, p): [s for s in pod_spines if (s.plane or 1) == p]
+            for pod, pod_spines in spines_by_pod.items()
+            for p in range(1, planes + 1)
+        }
         leaves_per_plane_su = t.leaves_per_su
         for (major, minor, plane), leaf in leaves.items():
             if t.style == "clos3":
                 spines = spines_by_pod[major]
                 # Position of this leaf among the leaves a spine serves: the pod's racks.
                 position = minor - 1
-            elif planes == 1:
-                spines = spines_by_pod[1]
-                position = leaf.index - 1
             else:
-                spines = spine_groups[plane]
-                position = (major - 1) * leaves_per_plane_su + minor - 1
+                spines = spine_groups[(t.pod_of_su(major), plane)]
+                # Among the leaves of its pod and plane, SU by SU: growth appends within the last pod.
+                position = t.su_in_pod(major) * leaves_per_plane_su + minor - 1
             per_spine = ceil(uplinks / len(spines)) if spines else 0
             for k in range(uplinks):
                 spine = spines[k % len(spines)]
@@ -338,7 +347,10 @@ class _Expander:
         planes = t.planes
         uplinks = t.spine.uplinks
         spine_count = t.spine.count or 0
-        downlinks = (t.racks_per_pod or 0) * ceil(t.leaf.uplinks / spine_count) if spine_count else 0
+        # A spine's leaf ports come first, numbered over its pod's full capacity (leaves per pod and plane x
+        # links per leaf), so its superspine ports never move when the pod fills up.
+        group = spine_count // t.rail_planes if t.rail_planes else spine_count
+        downlinks = t.leaves_per_pod_plane * ceil(t.leaf.uplinks / group) if group else 0
         by_plane = {p: [s for s in superspines if s.plane == p] for p in range(1, planes + 1)}
         spines_per_plane_per_pod = ceil(spine_count / planes)
         pool = self.u.p2p.spine_superspine

@@ -56,6 +56,9 @@ class Namer:
         defaults = dict(DEFAULTS[t.style])
         if t.rail_planes > 1:
             defaults["leaf"] = PLANE_LEAF
+        if t.sus_per_pod is not None:
+            # Pods of SUs have their own spines, numbered within the pod as in clos3.
+            defaults["spine"] = DEFAULTS["clos3"]["spine"]
         naming = intent.naming
         self.fabric = intent.fabric.name
         self.templates = {

@@ -7,6 +7,8 @@ The shapes people build, and how each is written:
 - rail-optimized, one leaf per rail: `style: rail_optimized` (the default);
 - several rails per leaf (a small cluster: 2 leaves carrying 4 rails each): `rails_per_leaf: 4`;
 - multi-plane back end (each NIC port on its own plane, planes never meet): `planes: 2` in rail_optimized;
+- 3-tier rail-optimized: `sus_per_pod: N` groups the SUs into pods, each with its own spines
+  (`spine.count` is then per pod) and a superspine tier joining the pods; one pod needs no superspine;
 - top-of-rack, not rail-wired: `style: clos3` with one pod and no superspine is a 2-tier ToR leaf/spine;
   with several pods the superspine tier joins them (3-tier).
 """
@@ -98,6 +100,10 @@ class Topology(IntentModel):
     """Rails per SU; a rail-optimized design has one rail per NIC (lint checks this)."""
     rails_per_leaf: Count = 1
     """Rails one leaf carries (rail_optimized): 4 puts rails 1-4 on the SU's first leaf, 5-8 on the second."""
+    sus_per_pod: Count | None = None
+    """rail_optimized 3-tier: SUs per pod. Each pod has its own spine.count spines (the pod's rails meet there)
+    and the superspine tier joins the pods; growth fills the last pod, then opens the next. Omitted = one pod
+    of every SU under fabric-wide spines (2-tier)."""
 
     # clos3: pods of racks, one leaf (rack switch) per rack.
     pods: Count | None = None
@@ -115,11 +121,16 @@ class Topology(IntentModel):
         if self.style == "rail_optimized":
             missing = [f for f in ("scalable_units", "servers_per_su") if getattr(self, f) is None]
             extra = [f for f in ("pods", "racks_per_pod", "servers_per_rack") if getattr(self, f) is not None]
-            if self.superspine is not None:
-                extra.append("superspine")
+            if self.superspine is not None and self.sus_per_pod is None:
+                raise ValueError(
+                    "a rail_optimized superspine joins pods of SUs: set topology.sus_per_pod (each pod gets "
+                    "its own spine.count spines), or drop the superspine for a 2-tier design"
+                )
         else:
             missing = [f for f in ("pods", "racks_per_pod", "servers_per_rack") if getattr(self, f) is None]
-            extra = [f for f in ("scalable_units", "servers_per_su", "rails") if getattr(self, f) is not None]
+            extra = [
+                f for f in ("scalable_units", "servers_per_su", "rails", "sus_per_pod") if getattr(self, f) is not None
+            ]
             if self.rails_per_leaf != 1:
                 extra.append("rails_per_leaf")
         # One sentence each, never the model dump: pydantic would append the whole input to the message.
@@ -127,10 +138,11 @@ class Topology(IntentModel):
             raise ValueError(f"style {self.style} needs {', '.join(missing)}")
         if extra:
             raise ValueError(f"style {self.style} does not use {', '.join(extra)}")
-        if self.style == "clos3" and self.superspine is None and (self.pods or 0) > 1:
+        if self.superspine is None and self.pod_count > 1:
+            fix = "pods: 1" if self.style == "clos3" else f"sus_per_pod: {self.scalable_units} (or omit it)"
             raise ValueError(
-                f"{self.pods} pods need a superspine tier to join them; without one, use pods: 1 "
-                "(a 2-tier top-of-rack design) or add topology.superspine"
+                f"{self.pod_count} pods need a superspine tier to join them; without one, use {fix} "
+                "(a 2-tier design) or add topology.superspine"
             )
         if self.spine.count is None:
             raise ValueError("spine.count is required")
@@ -146,6 +158,37 @@ class Topology(IntentModel):
             if override.applies(tier, a, b):
                 return override.cable_m
         return default
+
+    @property
+    def has_pods(self) -> bool:
+        """Spines are per pod (clos3, or rail_optimized with sus_per_pod), not fabric-wide."""
+        return self.style == "clos3" or self.sus_per_pod is not None
+
+    @property
+    def pod_count(self) -> int:
+        if self.style == "clos3":
+            return self.pods or 0
+        if self.sus_per_pod is None:
+            return 1
+        return -(-(self.scalable_units or 0) // self.sus_per_pod)
+
+    def pod_of_su(self, su: int) -> int:
+        """The pod (1-based) SU `su` is in; 1 without sus_per_pod."""
+        return (su - 1) // self.sus_per_pod + 1 if self.sus_per_pod else 1
+
+    def su_in_pod(self, su: int) -> int:
+        """The SU's 0-based position in its pod (its position in the fabric without sus_per_pod)."""
+        return (su - 1) % self.sus_per_pod if self.sus_per_pod else su - 1
+
+    @property
+    def leaves_per_pod_plane(self) -> int:
+        """Leaves one spine group serves: a full pod's leaves of one plane (its capacity, so a pod that grows
+        keeps its spines' port numbers), every leaf of the plane without pods, a pod's racks in clos3."""
+        if self.style == "clos3":
+            return self.racks_per_pod or 0
+        if self.sus_per_pod is None:
+            return (self.scalable_units or 0) * self.leaves_per_su
+        return self.sus_per_pod * self.leaves_per_su
 
     @property
     def rail_planes(self) -> int:
@@ -186,4 +229,4 @@ class Topology(IntentModel):
     @property
     def spine_count(self) -> int:
         per = self.spine.count or 0
-        return per * (self.pods or 1) if self.style == "clos3" else per
+        return per * self.pod_count if self.has_pods else per

@@ -103,11 +103,11 @@ class PortUse:
 def port_use(intent: Intent) -> list[PortUse]:
     t = intent.topology
     # A leaf spreads its uplinks over the spines of its group: the whole spine tier (2-tier), its plane's
-    # spines (multi-plane rail_optimized) or its pod's spines (clos3).
+    # spines (multi-plane rail_optimized), its pod's spines (clos3, rail_optimized with sus_per_pod). A
+    # pod's spines are sized for the full pod (the design numbers their ports over its capacity).
     planes = t.rail_planes
     spines = (t.spine.count or 0) // planes if planes else 0
-    leaves_per_spine_group = t.leaf_count // planes if t.style == "rail_optimized" else (t.racks_per_pod or 0)
-    spine_down = leaves_per_spine_group * t.leaf.uplinks / spines if spines else 0.0
+    spine_down = t.leaves_per_pod_plane * t.leaf.uplinks / spines if spines else 0.0
     uses = [
         PortUse("leaf", t.leaf.ports, t.leaf_downlinks, t.servers.nic_speed, t.leaf.uplinks, t.leaf.uplink_speed,
                 spines),

@@ -233,7 +233,7 @@ def test_nccl_environment_follows_the_intent() -> None:
     assert env["NCCL_SOCKET_IFNAME"] == "=enp41s0f1np1"
 
 
-@pytest.mark.parametrize("name", ["superpod-su.yaml", "ent64.yaml", "meta-3tier.yaml"])
+@pytest.mark.parametrize("name", ["superpod-su.yaml", "ent64.yaml", "meta-3tier.yaml", "rail-3tier.yaml"])
 def test_example_growth_only_adds(name: str) -> None:
     small = yaml.safe_load((INTENTS / name).read_text())
     big = copy.deepcopy(small)
@@ -297,3 +297,91 @@ def test_switch_side_reordering_asks_nccl_for_adaptive_routing_qps(knob: str | N
     assert (got.value if got else None) == expected
     if got is not None:
         assert "Out-of-Order (OOO) Data Placement" in got.why
+
+
+RAIL_3TIER: dict[str, Any] = {
+    "version": 1,
+    "fabric": {"name": "r3"},
+    "topology": {
+        "scalable_units": 3,
+        "sus_per_pod": 2,
+        "servers_per_su": 4,
+        "rails": 4,
+        "servers": {"gpus_per_server": 4, "nic_speed": "400G"},
+        "leaf": {"ports": 16, "uplinks": 4},
+        "spine": {"count": 4, "ports": 32, "uplinks": 8},
+        "superspine": {"count": 4, "ports": 64},
+    },
+    "underlay": {"asn": {"superspine": 64900, "spine": 65000, "leaf_base": 65100}},
+}
+
+
+def test_rail_optimized_3_tier_pods_meet_only_at_the_superspines() -> None:
+    plan = plan_of(RAIL_3TIER)
+    roles = Counter(d.role for d in plan.devices.values())
+    assert roles == {"leaf": 12, "spine": 8, "superspine": 4}  # 3 SUs in 2 pods: pod 2 is half full
+    spines = {d.name: d for d in plan.devices.values() if d.role == "spine"}
+    assert sorted(spines) == [f"pod{p}-spine{i}" for p in (1, 2) for i in range(1, 5)]
+    # RFC 7938: leaves unique, one ASN per pod's spines, one for every superspine (valley-free routing).
+    assert {d.asn for d in spines.values() if d.pod == 1} == {65000}
+    assert {d.asn for d in spines.values() if d.pod == 2} == {65001}
+    assert {d.asn for d in plan.devices.values() if d.role == "superspine"} == {64900}
+    leaves = [d for d in plan.devices.values() if d.role == "leaf"]
+    assert len({d.asn for d in leaves}) == 12
+    # A leaf's uplinks stay in its pod; a spine's uplinks all go to superspines, after its pod's full
+    # capacity of leaf ports (2 SUs x 4 leaves x 1 link), so filling pod 2 never moves them.
+    for leaf in leaves:
+        ups = {i.peer_device for i in leaf.interfaces if i.role == "fabric_up"}
+        assert ups == {f"pod{leaf.pod}-spine{i}" for i in range(1, 5)}, leaf.name
+    half_full = spines["pod2-spine1"]
+    down = [i for i in half_full.interfaces if i.role == "fabric_down"]
+    up = [i for i in half_full.interfaces if i.role == "fabric_up"]
+    assert {i.peer_device for i in down} == {f"su3-leaf{r}" for r in range(1, 5)}
+    assert {i.peer_device for i in up} == {f"superspine{i}" for i in range(1, 5)}
+    assert min(i.port for i in up) == 2 * 4 * 1 + 1
+    # Every leaf-to-leaf path across pods climbs leaf -> spine -> superspine: no spine links another pod.
+    for link in plan.links:
+        if link.tier == "leaf_spine":
+            assert plan.devices[link.a_device].pod == plan.devices[link.b_device].pod
+
+
+def test_rail_optimized_3_tier_growth_only_adds() -> None:
+    # Filling pod 2 (3 -> 4 SUs), then opening pod 3 (4 -> 5 SUs): existing names, ports, addresses and
+    # ASNs stay; so does a two-plane variant (each plane's spines and superspines never meet the other's).
+    sizes = [(3, 4), (4, 5)]
+    for planes in (1, 2):
+        base = copy.deepcopy(RAIL_3TIER)
+        if planes == 2:
+            base["topology"]["planes"] = 2
+            base["topology"]["superspine"]["count"] = 4
+        for small_n, big_n in sizes:
+            small, big = copy.deepcopy(base), copy.deepcopy(base)
+            small["topology"]["scalable_units"] = small_n
+            big["topology"]["scalable_units"] = big_n
+            assert_growth_only_adds(small, big)
+
+
+def test_two_plane_rail_3_tier_keeps_planes_apart() -> None:
+    data = copy.deepcopy(RAIL_3TIER)
+    data["topology"]["planes"] = 2
+    plan = plan_of(data)
+    for link in plan.links:
+        if link.tier != "host":
+            assert plan.devices[link.a_device].plane == plan.devices[link.b_device].plane, link
+
+
+def test_rail_top_tier_is_optional_for_one_pod_only() -> None:
+    one_pod = copy.deepcopy(RAIL_3TIER)
+    one_pod["topology"]["scalable_units"] = 2
+    del one_pod["topology"]["superspine"]
+    one_pod["topology"]["spine"]["uplinks"] = 0
+    plan = plan_of(one_pod)
+    assert {d.role for d in plan.devices.values()} == {"leaf", "spine"}
+    two_pods = copy.deepcopy(one_pod)
+    two_pods["topology"]["scalable_units"] = 3
+    with pytest.raises(ValueError, match="2 pods need a superspine tier to join them; without one, use sus_per_pod"):
+        Intent.model_validate(two_pods)
+    no_pods = copy.deepcopy(RAIL_3TIER)
+    del no_pods["topology"]["sus_per_pod"]
+    with pytest.raises(ValueError, match=r"set topology\.sus_per_pod"):
+        Intent.model_validate(no_pods)

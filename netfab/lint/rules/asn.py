@@ -37,7 +37,7 @@ class AsnRange:
 def asn_ranges(ctx: LintContext) -> list[AsnRange]:
     t = ctx.intent.topology
     a = ctx.intent.underlay.asn
-    pods = (t.pods or 1) if t.style == "clos3" else 1
+    pods = max(t.pod_count, 1)
     if a.spine_per_switch:
         ranges = [AsnRange("spine", a.spine, a.spine + t.spine_count - 1, "spine")]
     else:

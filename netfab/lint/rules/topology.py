@@ -83,8 +83,8 @@ class UplinksNotDivisible(Rule):
     """Uplinks cannot be spread evenly over the switches (and planes) of the tier above.
 
     ECMP splits traffic per next hop; with uneven spreading some spines get two links from a leaf and others
-    one, so they carry unequal load and the tail (the slowest link) sets every collective's step time. In clos3,
-    spines and superspines must also divide evenly into planes.
+    one, so they carry unequal load and the tail (the slowest link) sets every collective's step time. In a
+    3-tier design (clos3, or rail_optimized pods), spines and superspines must also divide evenly into planes.
 
     ```yaml
     # bad: 32 uplinks over 12 spines
@@ -101,7 +101,7 @@ class UplinksNotDivisible(Rule):
 
     def check(self, ctx: LintContext) -> Iterator[Finding]:
         t = ctx.intent.topology
-        if t.style == "clos3" and t.superspine is not None:
+        if t.has_pods and t.superspine is not None:
             for role, count in (("spine", t.spine.count or 0), ("superspine", t.superspine.count or 0)):
                 if count % t.planes:
                     msg = f"{count} {role}s{' per pod' if role == 'spine' else ''} do not divide into {t.planes} planes"
@@ -115,7 +115,7 @@ class UplinksNotDivisible(Rule):
                                        hint="set uplinks: 0 on the top tier")  # fmt: skip
                 continue
             above = "spine" if use.role == "leaf" else "superspine"
-            scope = (" per pod" if t.style == "clos3" else "") if above == "spine" else " per plane"
+            scope = (" per pod" if t.has_pods else "") if above == "spine" else " per plane"
             if use.uplinks == 0:
                 msg = f"the {use.role} tier has no uplinks towards the {above} tier"
                 yield self.finding(ctx, (*TOPO, use.role, "uplinks"), msg)
