@@ -385,3 +385,17 @@ def test_rail_top_tier_is_optional_for_one_pod_only() -> None:
     del no_pods["topology"]["sus_per_pod"]
     with pytest.raises(ValueError, match=r"set topology\.sus_per_pod"):
         Intent.model_validate(no_pods)
+
+
+def test_rail_3tier_example_is_deadlock_free_and_an_asn_per_spine_is_not() -> None:
+    # The numbering the design keeps (one ASN per pod's spines, one for the superspines) is what keeps every
+    # route valley-free, so the lossless class has no cyclic buffer dependency under any single failure
+    # (analyze's ANALYZE006 check); an ASN per spine lets BGP install down-up routes that close a cycle.
+    from netfab.analyze.deadlock import check_deadlock
+
+    data = yaml.safe_load((INTENTS / "rail-3tier.yaml").read_text())
+    result = check_deadlock(plan_of(data))
+    assert result.lossless and result.scenarios > 0
+    assert not result.valleys and not result.cycles
+    data["underlay"]["asn"]["spine_per_switch"] = True
+    assert check_deadlock(plan_of(data)).cycles
