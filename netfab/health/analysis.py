@@ -50,6 +50,10 @@ LINK_SKEW_SHARE = 0.001
 LINK_BYTES_PER_PACKET = 8.0
 """Bytes per packet the ends may count differently (FCS, an 802.1Q tag: NOSes differ on what a byte is)."""
 JOB_SIZES = (8, 64, 512, 4096)
+BER_FLOOR = 1e-9
+"""Pre-FEC BER below which nothing is worth a look (the peer scale's floor)."""
+BER_RATIO = 10.0
+"""A port's pre-FEC BER this many times its peers' median (and a robust outlier) is named."""
 
 
 FIELDS = ("util", "tx_bps", "peak_tx_bps", "busy", "overlimit_rate", "pause_share", "pause_rx_rate",
@@ -375,8 +379,11 @@ def _optics(
 ) -> None:
     low, med = robust_scores(-sig.rx_power, groups, 0.5)
     hot, tmed = robust_scores(sig.temperature, groups, 2.0)
+    # Pre-FEC BER against the peers, not a fixed limit: what a healthy link reads depends on its PAM4 lane
+    # rate and FEC; a port ten times its peers' is an optic or cable degrading while the FEC still hides it.
+    noisy, bmed = robust_scores(sig.ber, groups, BER_FLOOR)
     with np.errstate(invalid="ignore"):
-        worth = (low >= Z_OUTLIER) | (hot >= Z_OUTLIER)
+        worth = (low >= Z_OUTLIER) | (hot >= Z_OUTLIER) | (noisy >= Z_OUTLIER)
     for i in np.flatnonzero(worth).tolist():
         m = metas[i]
         if m.device in missing:
@@ -385,6 +392,12 @@ def _optics(
             report.issues.append(
                 Issue("HEALTH-OPTICS", m, f"{m.port}: receive power {sig.rx_power[i]:.1f} dBm, "
                       f"{(-med[i]) - sig.rx_power[i]:.1f} dB below its peers", group="rx power")
+            )  # fmt: skip
+        if noisy[i] >= Z_OUTLIER and sig.ber[i] >= BER_RATIO * max(float(bmed[i]), BER_FLOOR):
+            times = sig.ber[i] / max(float(bmed[i]), BER_FLOOR)
+            report.issues.append(
+                Issue("HEALTH-OPTICS", m, f"{m.port}: pre-FEC BER {sig.ber[i]:.1e}, {times:,.0f}x its peers' "
+                      f"{bmed[i]:.1e}", actual=float(sig.ber[i]), group="pre-FEC BER")
             )  # fmt: skip
         if hot[i] >= Z_OUTLIER and sig.temperature[i] - tmed[i] >= 10:
             report.issues.append(

@@ -47,7 +47,7 @@ RULES = (
     RuleInfo("HEALTH-LINK-DOWN", "link down", Severity.ERROR, "A link the plan has is operationally down.",
              hint="check cabling and both ends' admin state"),
     RuleInfo("HEALTH-OPTICS", "optics outlier", Severity.WARNING,
-             "Receive power well below, or temperature well above, the port's peers.",
+             "Receive power well below, temperature well above, or pre-FEC BER many times that of the port's peers.",
              hint="clean the connector or replace the optic before it errors"),
     RuleInfo("HEALTH-TX-RX", "tx and peer rx disagree", Severity.ERROR,
              "What one end of a link sent and what the other end received differ by more than the counters' read "

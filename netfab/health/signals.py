@@ -203,6 +203,8 @@ class Signals:
     rx_packets: Array
     tx_bytes: Array
     rx_bytes: Array
+    ber: Array
+    """Pre-FEC bit error ratio over the window (bits corrected / bits received), where both are counted."""
     resets: npt.NDArray[np.int64]
 
 
@@ -237,6 +239,7 @@ def signals(s: Series, speeds: Array, lossless: Sequence[int]) -> Signals:
         else:
             pause_share = pause_prio = np.full(len(s.keys), np.nan)
         lossless_q = list(lossless)
+        rx_bits = total(dl, s.cols("rx_bits"))
         return Signals(
             window_s=window,
             tx_bps=tx_bps,
@@ -265,6 +268,7 @@ def signals(s: Series, speeds: Array, lossless: Sequence[int]) -> Signals:
             tx_packets=total(dl, s.cols("tx_packets")),
             rx_packets=total(dl, s.cols("rx_packets")),
             tx_bytes=tx,
+            ber=total(dl, s.cols("fec_corrected_bits")) / np.where(rx_bits > 0, rx_bits, np.nan),
             rx_bytes=total(dl, s.cols("rx_bytes")),
             resets=dl.resets,
         )

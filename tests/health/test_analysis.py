@@ -168,6 +168,21 @@ def test_optics_outlier_and_a_down_link(fleet: Fleet) -> None:
     assert ("leaf1", "swp3") not in {(p.meta.device, p.meta.port) for p in report.slow_links}
 
 
+def test_a_nic_port_with_many_times_its_peers_pre_fec_ber_is_an_optics_outlier(fleet: Fleet) -> None:
+    def ber(dev: str, port: str, k: int, c: dict[str, float]) -> None:
+        if dev.startswith("host"):  # mlx5: corrected bits over PHY bits, ~1e-8 on a healthy link
+            c["rx_bits"] = 8e9 * k
+            c["fec_corrected_bits"] = (80.0 + int(dev[-1])) * k
+        if (dev, port) == ("host2", "eth1"):
+            c["fec_corrected_bits"] = 40_000.0 * k  # 5e-6: FEC still corrects it, the link is still error-free
+
+    report = analyse(fleet, _samples(fleet, ber))
+    (issue,) = [i for i in report.issues if i.rule == "HEALTH-OPTICS"]
+    assert (issue.meta.device, issue.meta.port, issue.group) == ("host2", "eth1", "pre-FEC BER")
+    assert "pre-FEC BER 5.0e-06" in issue.message
+    assert analyse(fleet, _samples(fleet, lambda d, p, k, c: ber(d, p, k, c) if p != "eth1" else None)).issues == []
+
+
 def test_busy_long_at_a_low_peak_is_slow_with_enough_intervals(fleet: Fleet) -> None:
     # Barrier workload at 0.1 s sampling: healthy ports send their step in one interval and idle; the slow one
     # trickles the same bytes over every interval.

@@ -24,7 +24,7 @@ TABLE: list[tuple[str, str, str, str, dict[str, float]]] = [
         "ethtool",
         "ethtool.eth0.txt",
         "eth0",
-        {"pfc_rx:3": 3321.0, "pfc_rx_us:3": 10240.0, "pfc_tx:3": 11.0, "fec_corrected": 1204.0, "link_flaps": 1.0},
+        {"pfc_rx:3": 3321.0, "pfc_rx_us:3": 10240.0, "pfc_tx:3": 11.0, "fec_corrected_bits": 1204.0, "link_flaps": 1.0},
     ),
     (
         "host",
