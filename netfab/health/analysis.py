@@ -412,10 +412,9 @@ def _storms(fleet: Fleet, sig: Signals, metas: list[PortMeta]) -> list[Storm]:
     A paused port is held by its peer (the pauser). The storm's origin is a pauser that no switch pauses: a NIC
     (a slow receiver; the root is the switch port facing it) or a switch paused only by NICs (the root is its
     port a NIC pauses). From the root the pauses spread upstream, device by device (`spread`)."""
-    paused = [
-        i for i in range(len(metas))
-        if sig.pause_rx_rate[i] >= STORM_PAUSE_RATE or sig.pause_share[i] >= STORM_PAUSE_SHARE
-    ]  # fmt: skip
+    with np.errstate(invalid="ignore"):
+        hard = (sig.pause_rx_rate >= STORM_PAUSE_RATE) | (sig.pause_share >= STORM_PAUSE_SHARE)
+    paused: list[int] = np.flatnonzero(hard).tolist()
     by_prio: dict[int | None, list[int]] = {}
     for i in paused:
         p = sig.pause_prio[i]

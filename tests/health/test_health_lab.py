@@ -167,9 +167,11 @@ def test_random_throttles_are_found_and_the_straggler_odds_hold(health_lab: Heal
     assert len(result.steps) >= 200 and tp >= 40
     assert precision >= 0.99 and recall >= 0.99
     assert abs(measured - expected) <= 0.05
-    # Slow exactly when throttled: the barrier makes one slow link the step (a loaded machine may stretch a
-    # healthy step or two past the threshold).
-    assert sum(s.slow != bool(s.throttled) for s in result.steps) <= 2
+    # Every throttled step is slow: the barrier makes one slow link the step. The converse is machine noise: a
+    # loaded machine (load average 12 on these 2 cores was seen) stretches a few healthy ~4 ms steps past the
+    # 10x threshold, so at most 2.5 % of the steps may be slow without a throttle.
+    assert all(s.slow for s in result.steps if s.throttled)
+    assert sum(s.slow and not s.throttled for s in result.steps) <= max(2, len(result.steps) // 40)
 
 
 def test_a_lab_poll_is_fast(health_lab: HealthLab) -> None:
