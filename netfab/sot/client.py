@@ -20,9 +20,11 @@ from netfab.core.redact import redact
 
 TOKEN_ENV: Final = "NETFAB_NETBOX_TOKEN"
 PAGE: Final = 1000
-CHUNK: Final = 200
+CHUNK: Final = 50
 """Objects per bulk write: NetBox validates and saves a bulk request in one transaction, so one bad object
-fails only its chunk, and chunks spread over the server's workers."""
+fails only its chunk, and chunks spread over the server's workers. Small enough that a chunk finishes inside
+a gunicorn worker timeout on a busy server (NetBox's sample gunicorn.py: 120 s): 200 devices took over 300 s
+on 2 loaded cores (measured), and the worker was killed mid-request."""
 
 Record = dict[str, Any]
 
@@ -83,6 +85,32 @@ class Options:
     timeout_s: float = 120.0
 
 
+def _session(verify_tls: bool) -> Any:
+    """requests' Session with two environment lookups closed:
+    - REQUESTS_CA_BUNDLE / CURL_CA_BUNDLE replace a session's `verify=False` with a CA path on every request
+      (requests' merge_environment_settings), so --insecure-skip-tls-verify would silently still verify on
+      any machine that sets them (CI images do). Verification, when on, still honours them;
+    - ~/.netrc: requests takes credentials from it for a request without auth, and its Basic header would
+      replace the token's. Credentials come from the environment only, so the session's auth is a no-op."""
+    import requests
+
+    class _NoNetrc(requests.auth.AuthBase):
+        def __call__(self, r: Any) -> Any:
+            return r
+
+    class Session(requests.Session):
+        def merge_environment_settings(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
+            settings: dict[str, Any] = super().merge_environment_settings(*args, **kwargs)
+            if self.verify is False:
+                settings["verify"] = False
+            return settings
+
+    session = Session()
+    session.verify = verify_tls
+    session.auth = _NoNetrc()
+    return session
+
+
 class NetBox:
     """One NetBox API; `get`/`create`/`update` on endpoint paths like 'dcim/devices'."""
 
@@ -93,8 +121,8 @@ class NetBox:
         self.options = options
         self.url = check_url(options.url)
         self._api = pynetbox.api(self.url, token=options.token)
-        session: requests.Session = self._api.http_session
-        session.verify = options.verify_tls
+        session = _session(options.verify_tls)
+        self._api.http_session = session
         # Big enough for every worker thread: requests' default pool of 10 would serialise larger pools.
         adapter = requests.adapters.HTTPAdapter(pool_connections=4, pool_maxsize=max(10, options.workers * 2))
         session.mount("http://", adapter)

@@ -65,6 +65,12 @@ def tagged(record: Record) -> bool:
     return any((t.get("slug") if isinstance(t, dict) else t) == TAG for t in record.get("tags") or [])
 
 
+def marked(record: Record) -> bool:
+    """Interfaces, addresses and cables: netfab's when their netfab_fabric custom field is set (desired.py's
+    _owned_by says why not the tag), or when tagged (what pushes before that wrote)."""
+    return bool((record.get("custom_fields") or {}).get("netfab_fabric")) or tagged(record)
+
+
 @dataclass(frozen=True, slots=True)
 class Kind:
     name: str
@@ -149,15 +155,24 @@ KINDS: Final[dict[str, Kind]] = {
             "dcim/interfaces",
             lambda r: (_name(r.get("device")), str(r["name"])),
             _in_site("dcim/interfaces"),
+            owned=marked,
             key_fields=("device", "name"),
         ),
         Kind("prefix", "ipam/prefixes", lambda r: (str(r["prefix"]),), _prefixes, key_fields=("prefix",)),
-        Kind("ip_address", "ipam/ip-addresses", lambda r: (str(r["address"]),), _ips, key_fields=("address",)),
+        Kind(
+            "ip_address",
+            "ipam/ip-addresses",
+            lambda r: (str(r["address"]),),
+            _ips,
+            owned=marked,
+            key_fields=("address",),
+        ),
         Kind(
             "cable",
             "dcim/cables",
             cable_record_key,
             _in_site("dcim/cables"),
+            owned=marked,
             key_fields=("a_terminations", "b_terminations"),
         ),
     )

@@ -186,6 +186,8 @@ class Pusher:
                     del self.ids.ids[kind.name][key]
                     why = f"belongs to netfab fabric {other!r}" if other else "exists in NetBox without the netfab tag"
                     self.result.conflicts.append(Conflict(kind.name, key, why))
+                else:
+                    self.result.unchanged[kind.name] += 1  # vocabulary someone else made: used as is
                 continue
             delta = {
                 name: value

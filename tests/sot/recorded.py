@@ -1,5 +1,7 @@
 """Recorded NetBox API answers for the fast tests: a NetBox stand-in that replays what a real NetBox 4.7 said.
 
+tiny-empty is what a push of tiny.yaml read from a NetBox other fabrics had been pushed to (its
+vocabulary there, this fabric not), tiny-pushed what a second push and a pull read after the push.
 `Recorder` wraps a live client and keeps every read's answer by endpoint and filters; `Replay` answers the
 same reads from the file and records the writes it is asked for (a test then checks there were none, or
 which). Re-record with `python3 -m tests.sot.recorded` (it brings up the real NetBox, pushes
@@ -53,7 +55,9 @@ class Recorder:
     def save(self, name: str) -> Path:
         RECORDINGS.mkdir(exist_ok=True)
         out = RECORDINGS / f"{name}.json"
-        out.write_text(json.dumps(self.answers, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        # The recording names the stand-in's URL, not the live instance's (nested objects carry their URL).
+        text = json.dumps(self.answers, indent=1, sort_keys=True).replace(self.url, Replay.url)
+        out.write_text(text + "\n", encoding="utf-8")
         return out
 
 

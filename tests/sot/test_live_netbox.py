@@ -56,7 +56,7 @@ def test_su_round_trip_push_twice_pull_clean_then_a_miswire(
 ) -> None:
     """The SU (1,072 interfaces, 512 cables, 560 addresses, 9 ASNs) through the CLI: first push creates it all,
     the second changes nothing, the pull finds zero differences; then a rail swap made in NetBox with pynetbox
-    is reported as exactly that one difference, and undone."""
+    is reported as exactly that one difference, and a push leaves the as-built cables alone."""
     intent = relocated(INTENTS / "su1.yaml", "sot-su1", 2, tmp_path)
     code, out, err = run_cli(
         "sot", "push", str(intent), "--netbox", netbox.url, "-f", "json", token=netbox.token, cwd=tmp_path
@@ -98,16 +98,18 @@ def test_su_round_trip_push_twice_pull_clean_then_a_miswire(
     assert len(hosts) == 24 and hosts["su1-leaf1"]["hostname"].startswith("127.77.")
     assert hosts["su1-leaf1"]["data"]["asbuilt"]["model"].startswith("NVIDIA ")
 
-    # A rail swap: su1-srv3's eth0 and eth1 exchanged at the leaf end, as a technician would record it.
+    # A rail swap: su1-srv3's rail-1 and rail-2 NICs (DGX H100 profile: enp24s0np0, enp64s0np0) exchanged at
+    # the leaf end, as a technician would record it.
     nb = api(netbox)
     site = nb.dcim.sites.get(slug="sot-su1")
+    rail1, rail2 = ("su1-srv3", "enp24s0np0"), ("su1-srv3", "enp64s0np0")
     port = {
         (dev, name): nb.dcim.interfaces.get(site_id=site.id, device=dev, name=name)
-        for dev, name in (("su1-leaf1", "swp3"), ("su1-leaf2", "swp3"), ("su1-srv3", "eth0"), ("su1-srv3", "eth1"))
+        for dev, name in (("su1-leaf1", "swp3"), ("su1-leaf2", "swp3"), rail1, rail2)
     }
     for leaf in (("su1-leaf1", "swp3"), ("su1-leaf2", "swp3")):
         nb.dcim.cables.get(port[leaf].cable.id).delete()
-    for leaf, nic in ((("su1-leaf1", "swp3"), ("su1-srv3", "eth1")), (("su1-leaf2", "swp3"), ("su1-srv3", "eth0"))):
+    for leaf, nic in ((("su1-leaf1", "swp3"), rail2), (("su1-leaf2", "swp3"), rail1)):
         nb.dcim.cables.create(
             a_terminations=[{"object_type": "dcim.interface", "object_id": port[leaf].id}],
             b_terminations=[{"object_type": "dcim.interface", "object_id": port[nic].id}],
@@ -129,7 +131,7 @@ def test_su_round_trip_push_twice_pull_clean_then_a_miswire(
     assert code == 1
     findings = json.loads(out)["findings"]
     assert [(f["rule_id"], f["subject"]) for f in findings] == [("SOT-CABLE-SWAP", "su1-srv3")], findings
-    assert "eth0 and eth1 are swapped" in findings[0]["message"]
+    assert "enp24s0np0 and enp64s0np0 are swapped" in findings[0]["message"], findings
 
     # The push leaves the as-built cables alone: netfab re-creates neither (the ports are taken) nor deletes.
     code, out, err = run_cli(
@@ -194,9 +196,12 @@ def test_objects_netfab_does_not_own_are_never_touched(netbox: NetBoxServer, tmp
     assert loaded.plan.name == "sot-owned"
 
 
-def test_pull_reports_a_device_of_another_model_and_a_moved_management_address(
+def test_pull_reports_another_model_a_moved_management_address_and_an_edited_cable(
     netbox: NetBoxServer, tmp_path: Path
 ) -> None:
+    """Three as-built edits made in NetBox with pynetbox, each read back by the pull as exactly that
+    difference: spine1 installed as another model, its management address moved, and one cable re-landed
+    (edited in place) on a spine port the plan leaves unused."""
     intent = relocated(INTENTS / "tiny.yaml", "sot-model", 5, tmp_path)
     loaded, desired = plan_of(intent)
     with client(netbox) as nbc:
@@ -210,10 +215,23 @@ def test_pull_reports_a_device_of_another_model_and_a_moved_management_address(
     spine.update({"device_type": other.id, "serial": "JPE123"})
     ip = nb.ipam.ip_addresses.get(id=spine.primary_ip4.id)
     ip.update({"address": "127.77.5.250/24"})
+    # The cable spine1 Ethernet1/1 <-> su1-leaf1 Ethernet32, its spine end moved to Ethernet1/8 (a port the
+    # plan does not use, recorded by hand, untagged) by editing the cable's terminations.
+    planned = nb.dcim.interfaces.get(site_id=site.id, device="spine1", name="Ethernet1/1")
+    spare = nb.dcim.interfaces.create(device=spine.id, name="Ethernet1/8", type="400gbase-x-qsfpdd")
+    cable = nb.dcim.cables.get(planned.cable.id)
+    side = "a_terminations" if cable.a_terminations[0].object_id == planned.id else "b_terminations"
+    cable.update({side: [{"object_type": "dcim.interface", "object_id": spare.id}]})
     with client(netbox) as nbc:
         result = compare(loaded.plan, desired, read_as_built(nbc, "sot-model"))
     rules = sorted((d.rule, d.subject) for d in result.differences)
-    assert rules == [("SOT-MGMT", "spine1"), ("SOT-MODEL", "spine1")], result.differences
+    expected = [("SOT-CABLE-MISWIRED", "spine1"), ("SOT-MGMT", "spine1"), ("SOT-MODEL", "spine1")]
+    assert rules == expected, result.differences
+    miswired = next(d for d in result.differences if d.rule == "SOT-CABLE-MISWIRED")
+    assert miswired.message == (
+        "spine1 Ethernet1/8 is cabled to su1-leaf1 Ethernet32 in NetBox; the plan has "
+        "spine1 Ethernet1/1 <-> su1-leaf1 Ethernet32"
+    ), miswired
     model = next(d for d in result.differences if d.rule == "SOT-MODEL")
     assert model.actual == "Arista 7060X6"
     assert result.overrides["spine1"]["hostname"] == "127.77.5.250"

@@ -49,10 +49,15 @@ def test_the_su_as_netbox_objects() -> None:
         "netfab_asn": Ref("asn", (65102,)),
     }
     port = d.of("interface")[("su1-leaf3", "swp5")].fields
-    assert (port["type"], port["speed"], port["mtu"]) == ("400gbase-x-qsfpdd", 400_000_000, 9216)
-    assert port["description"] == "host: su1-srv5 eth2" and port["custom_fields"] == {"netfab_rail": 3}
-    cable = d.of("cable")[("su1-leaf3:swp5", "su1-srv5:eth2")]
+    # The SN5600's cages are OSFP (the catalogue); a 400G port is one half of an 800G cage broken out.
+    assert (port["type"], port["speed"], port["mtu"]) == ("400gbase-x-osfp", 400_000_000, 9216)
+    # The DGX H100 profile's rail-3 NIC (User Guide Table 6, in Ethernet mode).
+    assert port["description"] == "host: su1-srv5 enp79s0np0"
+    # netfab_fabric marks the interface netfab's (no tag on the thousands of interfaces, addresses, cables).
+    assert port["custom_fields"] == {"netfab_rail": 3, "netfab_fabric": "sot-su1"} and "tags" not in port
+    cable = d.of("cable")[("su1-leaf3:swp5", "su1-srv5:enp79s0np0")]
     assert cable.fields["length"] == 5.0 and cable.initial == {"status": "planned"}
+    assert cable.fields["custom_fields"] == {"netfab_fabric": "sot-su1"} and "tags" not in cable.fields
     mgmt = d.of("ip_address")[("127.77.128.3/16",)].fields
     assert mgmt["assigned_object_id"] == Ref("interface", ("su1-leaf3", "mgmt0"))
     assert d.of("primary_ip")[("su1-leaf3",)].fields == {"primary_ip4": Ref("ip_address", ("127.77.128.3/16",))}
@@ -62,6 +67,48 @@ def test_the_su_as_netbox_objects() -> None:
         for want in wants.values():
             for ref in _refs(want.fields):
                 assert kinds.index(ref.kind) < kinds.index(kind) and ref.key in d.of(ref.kind), (kind, want.key, ref)
+
+
+def test_device_types_come_from_the_switch_model_catalogue_and_the_server_profile() -> None:
+    from netfab.intent.hardware import tier_switch_model
+    from netfab.intent.servers import resolve_profile
+
+    loaded = load_plan([INTENTS / "su1.yaml"])
+    d = desired_state(loaded.intent, loaded.plan)
+    leaf_model = tier_switch_model(loaded.intent.topology.leaf)
+    assert leaf_model is not None and leaf_model.name == "nvidia-sn5600"
+    leaf = d.of("device")[("su1-leaf1",)].fields
+    spine = d.of("device")[("spine1",)].fields
+    assert leaf["device_type"] == spine["device_type"] == Ref("device_type", ("nvidia-sn5600",))
+    dtype = d.of("device_type")[("nvidia-sn5600",)]
+    assert dtype.fields["manufacturer"] == Ref("manufacturer", (leaf_model.vendor.lower(),))
+    assert f"{leaf_model.vendor} {dtype.fields['model']}" == leaf_model.title == "NVIDIA SN5600"
+    assert "netfab/platforms/models/nvidia-sn5600.yaml" in str(dtype.initial["comments"])
+    assert "u_height" not in dtype.fields  # the catalogue states no rack units: netfab does not make one up
+    profile = resolve_profile(loaded.intent.servers, "dgx-h100")
+    assert profile is not None
+    server = d.of("device")[("su1-srv1",)].fields
+    assert server["device_type"] == Ref("device_type", ("server-dgx-h100",))
+    stype = d.of("device_type")[("server-dgx-h100",)].fields
+    assert stype["model"] == "NVIDIA DGX H100/H200" and profile.description.startswith(str(stype["model"]))
+    assert stype["manufacturer"] == Ref("manufacturer", ("nvidia",))
+    # The server's interfaces are the profile's compute NICs, in its rail order.
+    nics = [k[1] for k in d.of("interface") if k[0] == "su1-srv1"]
+    assert nics == [n.netdev for n in profile.nics if "backend" in n.networks]
+
+
+def test_a_tier_without_a_model_gets_a_placeholder_that_says_so(tiny: tuple[Any, Desired]) -> None:
+    _, d = tiny
+    types = {k[0]: w for k, w in d.of("device_type").items()}
+    assert set(types) == {
+        "arista-eos-switch-model-not-set",
+        "sonic-config-db-frr-switch-model-not-set",
+        "gpu-server-2-nics",
+    }
+    assert all("placeholder" in str(w.initial["comments"]) for w in types.values())
+    assert not any("part_number" in w.fields for w in types.values())
+    # No catalogue cage: the type is the usual pluggable of the speed.
+    assert d.of("interface")[("su1-leaf1", "Ethernet0")].fields["type"] == "400gbase-x-qsfpdd"
 
 
 def _refs(value: object) -> Iterator[Ref]:
@@ -294,3 +341,111 @@ def test_reads_fetch_every_page_in_parallel_without_starving_the_pool() -> None:
         server.server_close()
     ids = [r["id"] for r in done[0]]
     assert len(ids) == 6 * 2500 == len(set(ids))
+
+
+class _FakeNetBox(http.server.BaseHTTPRequestHandler):
+    """Just enough of NetBox's API for the CLI to connect: /api/status/, and a site list that is empty, or
+    (`server.echo_500`) a 500 whose body quotes the request's Authorization header (a worst case)."""
+
+    def do_GET(self) -> None:
+        if self.path.startswith("/api/status/"):
+            status, body = 200, {"netbox-version": "4.7.3"}
+        elif getattr(self.server, "echo_500", False):
+            status, body = 500, {"error": f"boom, header was {self.headers.get('Authorization')}"}
+        else:
+            status, body = 200, {"count": 0, "next": None, "results": []}
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def tls_netbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """The fake NetBox over HTTPS with a self-signed certificate for 127.0.0.1 (made here with openssl)."""
+    import shutil
+    import ssl
+
+    if shutil.which("openssl") is None:
+        pytest.skip("no openssl to make a test certificate")
+    where = tmp_path_factory.mktemp("tls")
+    cert, key = where / "cert.pem", where / "key.pem"
+    subprocess.run(
+        [
+            *("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1"),
+            *("-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _FakeNetBox)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"https://127.0.0.1:{server.server_port}", cert
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_tls_is_verified_by_default(tls_netbox: tuple[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    url, cert = tls_netbox
+    monkeypatch.delenv("REQUESTS_CA_BUNDLE", raising=False)
+    monkeypatch.delenv("CURL_CA_BUNDLE", raising=False)
+    assert Options(url=url, token="t").verify_tls is True
+    with NetBox(Options(url=url, token="nbt_k.secret-tls-1")) as nb, pytest.raises(NetBoxError) as info:
+        nb.status()
+    assert info.value.usage and "TLS verification failed" in str(info.value) and "secret-tls-1" not in str(info.value)
+    # The same server is accepted once its certificate is trusted: verification is on, not a broken transport.
+    monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(cert))
+    with NetBox(Options(url=url, token="t")) as nb:
+        assert nb.status()["netbox-version"] == "4.7.3"
+    monkeypatch.delenv("REQUESTS_CA_BUNDLE")
+    with NetBox(Options(url=url, token="t", verify_tls=False)) as nb:
+        assert nb.status()["netbox-version"] == "4.7.3"
+
+
+def test_cli_verifies_tls_unless_told_and_then_warns(tls_netbox: tuple[str, Path]) -> None:
+    url, _ = tls_netbox
+    tiny = str(INTENTS / "tiny.yaml")
+    env = {"NETFAB_NETBOX_TOKEN": "nbt_k.cli-secret-77"}
+    done = _cli("sot", "pull", tiny, "--netbox", url, env=env)
+    assert done.returncode == 2 and "TLS verification failed" in done.stderr, done.stderr
+    done = _cli("sot", "pull", tiny, "--netbox", url, "--insecure-skip-tls-verify", "-f", "json", env=env)
+    # Connected (no site yet: one difference, exit 1), and said loudly that TLS was not checked.
+    assert done.returncode == 1, done.stderr
+    assert [f["rule_id"] for f in json.loads(done.stdout)["findings"]] == ["SOT-NO-SITE"]
+    assert "TLS verification of" in done.stderr and "is OFF" in done.stderr
+    assert "cli-secret-77" not in done.stdout + done.stderr
+
+
+def test_an_error_that_quotes_the_token_is_redacted(tls_netbox: tuple[str, Path]) -> None:
+    """NetBox answers 500 with the Authorization header in its body: the error netfab prints masks the token
+    (and the run is an environment failure, exit 3, not a traceback)."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _FakeNetBox)
+    server.echo_500 = True  # type: ignore[attr-defined]
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    secret = "nbt_KEY42.v3ry-s3cret-0123456789"
+    try:
+        done = _cli(
+            "sot",
+            "pull",
+            str(INTENTS / "tiny.yaml"),
+            "--netbox",
+            f"http://127.0.0.1:{server.server_port}",
+            env={"NETFAB_NETBOX_TOKEN": secret},
+        )
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert done.returncode == 3 and "NetBox answered 500" in done.stderr, done.stderr
+    assert "v3ry-s3cret" not in done.stdout + done.stderr and "KEY42" not in done.stderr
+    assert "Traceback" not in done.stderr
