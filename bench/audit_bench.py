@@ -30,6 +30,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -131,12 +132,23 @@ def scenarios(build: Path, work: Path) -> dict[str, Path]:
     return out
 
 
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+CPU: dict[str, list[float]] = {}
+"""Per scenario, user + system CPU seconds of each timed netfab process (and its workers)."""
+
+
 def measure(intent: Path, saved: Path, work: Path, runs: int) -> tuple[list[float], dict[str, Any]]:
     times, report = [], {}
+    cpu = CPU.setdefault(saved.name, [])
     for _ in range(runs):
-        start = time.perf_counter()
+        start, cpu0 = time.perf_counter(), _children_cpu()
         proc = run(["audit", str(intent), "--from-dir", str(saved), "--format", "json", "--output", "r.json"], work)
         times.append(time.perf_counter() - start)
+        cpu.append(_children_cpu() - cpu0)
         if proc.returncode != 1:
             sys.exit(f"netfab audit exited {proc.returncode} (expected 1: drift):\n{proc.stderr[-2000:]}")
         report = json.loads((work / "r.json").read_text())
@@ -205,6 +217,7 @@ def main() -> int:
     parser.add_argument("--keep", type=Path, help="work in this directory and keep it")
     parser.add_argument("--pods", type=int, default=8, help="41 = the 10,000-device target of issue 17")
     parser.add_argument("--no-online", action="store_true", help="offline scenarios only")
+    parser.add_argument("--json", type=Path, help="also write the offline medians here (bench/scale_bench.py reads it)")
     args = parser.parse_args()
     work = args.keep or Path(tempfile.mkdtemp(prefix="audit-bench-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -217,8 +230,9 @@ def main() -> int:
         dirs = scenarios(build, work)
         devices = len(list((build / "configs").glob("*.cfg")))
         print(f"audit of {devices} EOS switches, {args.runs} runs each ({' '.join(netfab_cmd()[:3])})")
-        print(f"{'scenario':<10} {'median':>8} {'min':>8} {'max':>8}   drift found")
+        print(f"{'scenario':<10} {'median':>8} {'min':>8} {'max':>8} {'CPU':>8}   drift found")
         worst = 0.0
+        summary: dict[str, Any] = {"devices": devices, "runs": args.runs, "scenarios": {}}
         for label, saved in dirs.items():
             times, report = measure(intent, saved, work, args.runs)
             median = statistics.median(times)
@@ -226,7 +240,11 @@ def main() -> int:
             # The fleet groups live in the shared envelope's "details" (docs/report.schema.json).
             fleet = report.get("groups") or (report.get("details") or {}).get("groups", [])
             groups = "; ".join(f"{len(g.get('devices', []))} x {g.get('label', g.get('sentence', '?'))}" for g in fleet)
-            print(f"{label:<10} {median:>7.2f}s {min(times):>7.2f}s {max(times):>7.2f}s   {groups}")
+            cpu = statistics.median(CPU[saved.name])
+            summary["scenarios"][label] = {"median_s": median, "min_s": min(times), "cpu_s": cpu}
+            print(f"{label:<10} {median:>7.2f}s {min(times):>7.2f}s {max(times):>7.2f}s {cpu:>7.2f}s   {groups}")
+        if args.json:
+            args.json.write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
         if args.no_online:
             return 1 if worst > args.max else 0
         collect_s, total_s, drifted = online(intent, dirs["printed"], args.delay, args.online_workers)

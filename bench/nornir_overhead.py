@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import statistics
 import subprocess
 import sys
@@ -151,6 +152,7 @@ def main() -> int:
     parser.add_argument("--max-ratio", type=float, default=1.2)
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--journal", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--json", type=Path, help="also write the medians here (bench/scale_bench.py reads it)")
     args = parser.parse_args()
     if args.child:
         print(json.dumps(child(args.hosts, args.rtt_ms / 1000, args.workers, args.journal)))
@@ -158,13 +160,16 @@ def main() -> int:
     cmd = [sys.executable, str(Path(__file__).resolve()), "--child", "--hosts", str(args.hosts),
            "--rtt-ms", str(args.rtt_ms), "--workers", str(args.workers)]  # fmt: skip
     runs: list[tuple[float, dict[str, Any]]] = []
+    cpu: list[float] = []
     for _ in range(args.runs):
         # The journal (12,000+ files at 2,000 hosts) is a real deploy's output: written inside the timed
         # process, deleted outside it.
         with tempfile.TemporaryDirectory(prefix="nf-bench-") as tmp:
-            start = time.perf_counter()
+            start, before = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
             proc = subprocess.run([*cmd, "--journal", tmp], cwd=REPO, capture_output=True, text=True)
             elapsed = time.perf_counter() - start
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
         if proc.returncode != 0:
             sys.exit(f"child failed ({proc.returncode}):\n{proc.stderr[-2000:]}")
         runs.append((elapsed, json.loads(proc.stdout.strip().splitlines()[-1])))
@@ -180,6 +185,19 @@ def main() -> int:
     print(f"wave only      median {statistics.median(wave):.2f} s  ratio {statistics.median(wave) / ideal:.3f}")
     for key in ("import_s", "setup_s", "end_s"):
         print(f"  {key:<9} median {statistics.median(r[1][key] for r in runs):.2f} s")
+    # The wave is one process of threads: its CPU (one GIL) must stay well under the ideal wall time.
+    print(f"CPU (user+sys) median {statistics.median(cpu):.2f} s")
+    if args.json:
+        summary = {
+            "hosts": args.hosts,
+            "ideal_s": ideal,
+            "median_s": med,
+            "ratio": med / ideal,
+            "wave_ratio": statistics.median(wave) / ideal,
+            "cpu_s": statistics.median(cpu),
+            "runs": args.runs,
+        }
+        args.json.write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
     return 1 if med / ideal > args.max_ratio else 0
 
 
