@@ -68,6 +68,19 @@ class TimerLimit(_Frozen):
     step_us: int = Field(default=1, ge=1)
 
 
+WatchdogTimer = Literal["detect", "restore", "polling"]
+
+
+class UnsetTimer(_Frozen):
+    """A watchdog timer the platform's CLI cannot set (or netfab cannot render), and what runs instead."""
+
+    instead: str = Field(min_length=10)
+    """What the device does in place of the intent's value, quoted in the lint finding."""
+    known: bool
+    """True: the replacement behaviour is documented (lint notes it, info); False: the device's own value is not
+    known to netfab, so an intent that states the timer cannot be honoured and lint refuses it (error)."""
+
+
 class WatchdogData(_Frozen, Generic[G]):
     supported: G
     actions: dict[WatchdogAction, G] = {}
@@ -78,6 +91,8 @@ class WatchdogData(_Frozen, Generic[G]):
     """detect is configured as a count of polling intervals, so it must be a whole multiple of polling."""
     max_polls_per_detect: int | None = Field(default=None, ge=1)
     """Upper bound of ceil(detect / polling) where the CLI takes detect as that count (NVUE robustness)."""
+    unset: dict[WatchdogTimer, UnsetTimer] = {}
+    """Timers the rendered configuration does not carry (lint rule CAP024 says so, never silently)."""
 
 
 class PercentKnob(_Frozen):

@@ -66,6 +66,8 @@ def base_intent(platform: str) -> dict[str, Any]:
     data["underlay"]["addressing"] = "p2p31"
     data["qos"]["classes"] = [ROCE, CNP, DEFAULT]
     data["qos"]["pfc"]["watchdog"] = None if platform == "frr" else dict(WATCHDOG)
+    if platform == "cisco_nxos":  # NX-OS renders no timers (CAP024): the watchdog runs at the device's own
+        data["qos"]["pfc"]["watchdog"] = {"action": "drop"}
     data["load_balancing"]["hash_fields"] = list(BASE_FIELDS)
     return data
 
@@ -125,12 +127,24 @@ TOGGLES: dict[str, dict[str, Any]] = {
 }
 
 # Lint deliberately stricter than the renderer: (platform, toggle) -> why. Keep it short and justified.
-# None today: every toggle above is refused by lint exactly where the renderer refuses it.
 # A design rule, not a capability: the platform can classify by PCP, but no routed (untagged) fabric hop carries it.
 _PCP_ROUTED = "REV031: PCP trust on a routed fabric (a reviewer's design rule, not a platform capability)"
+# NX-OS watchdog timers: the renderer sees only the plan's values (defaults included), so it cannot tell timers
+# the intent states from defaulted ones; lint refuses stated timers, which NX-OS would silently replace.
+_NXOS_TIMERS = "CAP024: NX-OS watchdog timers are not rendered (CLI unconfirmed, FIDELITY_REVIEW NX-1)"
 STRICTER: dict[tuple[str, str], str] = {
     ("nvidia_cumulus", "trust_pcp"): _PCP_ROUTED,
     ("sonic", "trust_pcp"): _PCP_ROUTED,
+    **{
+        ("cisco_nxos", toggle): _NXOS_TIMERS
+        for toggle in (
+            "watchdog-drop",
+            "watchdog-fine_timers",
+            "watchdog-detect_not_in_polls",
+            "watchdog-long_detect",
+            "watchdog-fast_polling",
+        )
+    },
 }
 
 

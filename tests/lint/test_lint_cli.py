@@ -47,7 +47,8 @@ def warns(tmp_path: Path) -> Path:
 
 def test_clean_intent_exits_0() -> None:
     code, out = invoke("lint", str(REPO / "intent" / "rail-4su.yaml"))
-    assert code == 0 and "no problems found in 1 file" in out
+    # Its Cumulus tiers carry one info note (CAP024: NVUE has no restore timer), which is not a problem.
+    assert code == 0 and "0 errors, 0 warnings, 1 note in 1 file" in out
 
 
 def test_errors_exit_1_and_warnings_only_with_strict(broken: Path, warns: Path) -> None:

@@ -171,6 +171,7 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
     ("CAP020", RAIL, {"qos": {"buffers": {"headroom": "200KB"}}}, {"qos": {"buffers": {"headroom": "auto"}}}),
     ("CAP023", RAIL, tiers(platform="nvidia_cumulus", os_version="5.2.0"),
      tiers(platform="nvidia_cumulus", os_version="5.3.0")),
+    ("CAP024", RAIL, NXOS, {}),
     ("CAP021", RAIL, merged(NXOS, {"topology": {"leaf": {"uplink_cable_m": 150}}}),
      merged(NXOS, {"topology": {"leaf": {"uplink_cable_m": 100}}})),
     ("CAP022", RAIL, {"qos": {"pfc": {"watchdog": {"detect": "5500ms", "restore": "6s"}}}},

@@ -13,9 +13,9 @@ from functools import cache
 from pathlib import Path
 
 import frr_parser
+import nvue_schema
 import oracle_junos
 import oracle_matrix as matrix
-import oracle_nvue
 import oracle_sonic
 from oracle_matrix import Cell, Refusal
 
@@ -92,7 +92,7 @@ def nvue_releases() -> tuple[str, ...]:
     every release the platform record names (where the renderer's shape or capabilities change). Each of the 19
     models costs seconds to import and each release a full render, so all 19 (= 19 renders of every example)
     run only with NETFAB_ORACLE_ALL_RELEASES=1 (tests/oracles/measure.py --all-releases)."""
-    versions = oracle_nvue.VERSIONS
+    versions = nvue_schema.VERSIONS
     if os.environ.get(ALL_RELEASES_ENV) == "1":
         return versions
     chosen = {versions[0], versions[-1]}
@@ -112,8 +112,8 @@ SCHEMAS: tuple[Schema, ...] = (
         "nvue",
         "nvidia_cumulus",
         ".yaml",
-        oracle_nvue.model_release,
-        _each(lambda text, model: oracle_nvue.errors(text, model)),
+        nvue_schema.model_release,
+        _each(lambda text, model: nvue_schema.errors(text, model)),
         lambda: None,
         nvue_releases(),
     ),

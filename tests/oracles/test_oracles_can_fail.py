@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import nvue_schema
 import oracle_matrix as matrix
-import oracle_nvue
 import pytest
 from oracle_matrix import Cell
 from oracle_schemas import schema
@@ -76,13 +76,13 @@ def test_sonic_tells_an_incomplete_oracle_copy_from_a_missing_model(
 
 
 def test_nvue_lab_document_is_valid_at_512() -> None:
-    assert oracle_nvue.errors(_first("nvidia_cumulus", ".yaml", "5.12"), "5.12") == []
+    assert nvue_schema.errors(_first("nvidia_cumulus", ".yaml", "5.12"), "5.12") == []
 
 
 def test_nvue_release_shapes_are_not_interchangeable() -> None:
     """A file rendered for 5.12 is refused by the 5.18 model and the other way round (the 5.15 renames)."""
-    assert oracle_nvue.errors(_first("nvidia_cumulus", ".yaml", "5.12"), "5.18")
-    assert oracle_nvue.errors(_first("nvidia_cumulus", ".yaml", "5.18"), "5.12")
+    assert nvue_schema.errors(_first("nvidia_cumulus", ".yaml", "5.12"), "5.18")
+    assert nvue_schema.errors(_first("nvidia_cumulus", ".yaml", "5.18"), "5.12")
 
 
 @pytest.mark.parametrize(
@@ -97,7 +97,7 @@ def test_nvue_release_shapes_are_not_interchangeable() -> None:
     ],
 )
 def test_nvue_refuses_what_the_release_lacks(text: str, release: str, needle: str | None) -> None:
-    problems = oracle_nvue.errors(text, release)
+    problems = nvue_schema.errors(text, release)
     if needle is None:
         assert problems == []
     else:
@@ -112,7 +112,7 @@ def test_forcing_puts_every_tier_on_the_platform_and_release() -> None:
 
 
 def test_releases_come_from_the_record_and_the_oracle() -> None:
-    nvue = matrix.releases("nvidia_cumulus", oracle_nvue.VERSIONS)
+    nvue = matrix.releases("nvidia_cumulus", nvue_schema.VERSIONS)
     assert nvue[0] is None and "5.6" in nvue and "5.18" in nvue and len(nvue) == len(set(nvue))
     # SONiC has no release gate left (ARS and RDMA-BTH hashing are in no release): only the newest release.
     assert matrix.releases("sonic") == [None]

@@ -1,9 +1,9 @@
 """NVUE rendering per Cumulus Linux release, checked against NVIDIA's object model of that release.
 
-The models are nvueschema's (generated from NVIDIA's openapi.json per release); tests/render/nvue_schema.py
-refuses keys the model does not have. CL 5.15 renamed `enable: on|off` to `state: enabled|disabled` and
-`interface <if> ip` to `ipv4`; os_version picks the shape (the platform record's release_data), and an unset
-version renders the newest release.
+The models are nvueschema's (generated from NVIDIA's openapi.json per release); tests/nvue_schema.py, the
+suite's one NVUE checker, refuses keys the model drops and values it coerces. CL 5.15 renamed `enable: on|off`
+to `state: enabled|disabled` and `interface <if> ip` to `ipv4`; os_version picks the shape (the platform
+record's release_data), and an unset version renders the newest release.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from netfab.design import DevicePlan
 from netfab.render.environment import UnsupportedFeature
 
 pytest.importorskip("nvueschema", reason="nvueschema (test extra) is not installed")
-from nvue_schema import errors
+from nvue_schema import set_errors
 
 PLATFORM = "nvidia_cumulus"
 NEWEST = "5.18"
@@ -48,20 +48,20 @@ def _release(os_version: str | None) -> dict[str, Any]:
 @pytest.mark.parametrize("release", RELEASES)
 def test_valid_against_the_release_model(release: str) -> None:
     for dev in _samples(release):
-        assert errors(release, _doc(dev)) == [], f"{dev.name} at CL {release}"
+        assert set_errors(_doc(dev), release) == [], f"{dev.name} at CL {release}"
 
 
 def test_unset_version_renders_the_newest_release() -> None:
     for dev in _samples(None):
         assert dev.os_version is None
-        assert errors(NEWEST, _doc(dev)) == []
+        assert set_errors(_doc(dev), NEWEST) == []
 
 
 @pytest.mark.parametrize(("rendered_for", "checked_against"), [("5.14", "5.15"), ("5.15", "5.14")])
 def test_a_shape_is_refused_by_the_other_side_of_5_15(rendered_for: str, checked_against: str) -> None:
     # The check can fail: each side's shape is invalid on the other side of the rename.
     leaf = _samples(rendered_for)[0]
-    found = errors(checked_against, _doc(leaf))
+    found = set_errors(_doc(leaf), checked_against)
     assert any("/interface/lo/" in e for e in found), found[:5]
 
 

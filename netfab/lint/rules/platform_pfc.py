@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from math import ceil
 
 from netfab.capabilities import Capabilities, TimerLimit
+from netfab.capabilities.model import WatchdogTimer
 from netfab.core.findings import Finding, Severity
 from netfab.intent.qos import PfcWatchdog
 from netfab.lint.context import LintContext
@@ -109,4 +110,59 @@ class WatchdogTimersNotAccepted(Rule):
                 yield self.finding(ctx, (*WATCHDOG, name), msg, related=[group.path])
 
 
-RULES: tuple[type[Rule], ...] = (LosslessCableTooLong, WatchdogTimersNotAccepted)
+class WatchdogTimerNotSet(Rule):
+    """A PFC watchdog timer of the intent is not in a tier's rendered configuration.
+
+    Where the NOS has no such timer but documents what it does instead (Cumulus has no restore timer: it
+    restores a queue after one polling interval without pause frames), lint notes the substitution (info): no
+    intent can change it, so a warning would only fail every `--strict` run. Where netfab cannot render the
+    timers because their CLI is not confirmed (NX-OS: FIDELITY_REVIEW NX-1), the device would run timers
+    netfab does not know: a timer the intent states is refused; leaving the timers out of the intent accepts
+    the device's own, and is noted.
+
+    ```yaml
+    # bad on cisco_nxos: refused
+    qos: {pfc: {watchdog: {detect: 200ms, restore: 400ms, polling: 100ms, action: drop}}}
+    # fixed: the NX-OS defaults, noted
+    qos: {pfc: {watchdog: {action: drop}}}
+    ```
+    """
+
+    id = "CAP024"
+    severity = Severity.ERROR
+    title = "PFC watchdog timer the platform's configuration does not carry"
+    hint = (
+        "leave the timers out of qos.pfc.watchdog to accept the platform's own (they are noted), or run the "
+        "tier on a platform that renders them"
+    )
+
+    def check(self, ctx: LintContext) -> Iterator[Finding]:
+        wd = ctx.intent.qos.pfc.watchdog
+        if wd is None or not wd.enabled or not ctx.intent.qos.pfc_priorities:
+            return
+        written = wd.model_fields_set
+        for group in ctx.platform_groups:
+            limits = group.caps.watchdog
+            if limits is None:
+                continue
+            refused: list[WatchdogTimer] = []
+            defaulted: list[WatchdogTimer] = []
+            for name, unset in sorted(limits.unset.items()):
+                if unset.known:
+                    msg = f"PFC watchdog {name} {duration(getattr(wd, name))} is not set on the {group.label}: "
+                    yield self.finding(ctx, (*WATCHDOG, name), msg + unset.instead, severity=Severity.INFO, hint="")
+                else:
+                    (refused if name in written else defaulted).append(name)
+            # One finding per group, whatever the number of timers: the cause (and the fix) is one.
+            if refused:
+                why = limits.unset[refused[0]].instead
+                timers = ", ".join(f"{n} {duration(getattr(wd, n))}" for n in refused)
+                msg = f"PFC watchdog {timers} cannot be applied on the {group.label}: {why}"
+                yield self.finding(ctx, (*WATCHDOG, refused[0]), msg, related=[group.path])
+            elif defaulted:
+                why = limits.unset[defaulted[0]].instead
+                msg = f"PFC watchdog {', '.join(defaulted)} left to the {group.label}'s own values: {why}"
+                yield self.finding(ctx, WATCHDOG, msg, severity=Severity.INFO, hint="")
+
+
+RULES: tuple[type[Rule], ...] = (LosslessCableTooLong, WatchdogTimersNotAccepted, WatchdogTimerNotSet)

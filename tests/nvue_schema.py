@@ -1,10 +1,13 @@
 """NVUE startup.yaml checked against NVIDIA's object model of one Cumulus Linux release, as the PyPI package
 `nvueschema` generates it from NVIDIA's openapi.json (one pydantic model per release, no network at run time).
+The one NVUE checker of the suite: the oracle matrix (tests/oracles) and the per-release render tests
+(tests/render/test_nvue_releases.py) both use it. Nothing in nvueschema is modified.
 
 The generated models ignore unknown keys (pydantic's default) and coerce values, so validation alone would
-accept a misspelt or removed object. Every document is therefore also dumped back through the model: a key the
-model dropped is unknown to that release, and a value that came back changed was coerced (e.g. 'on' into a
-boolean), and both count as errors, as `nv config replace` would refuse them.
+accept a misspelt or removed object. Each document is therefore also walked against the model's fields (a key
+no field names is unknown to that release, reported even where validation fails elsewhere, so one run shows
+every kind of mistake), and a valid one is dumped back through the model: a value that came back changed was
+coerced (e.g. 'on' into a boolean). All count as errors, as `nv config replace` would refuse them.
 """
 
 from __future__ import annotations
@@ -13,6 +16,9 @@ import contextlib
 import hashlib
 import importlib
 import marshal
+import types
+import typing
+from collections.abc import Iterator
 from functools import cache
 from typing import Any
 
@@ -20,7 +26,7 @@ import yaml
 from nvueschema.models._versions import VERSIONS
 from pydantic import BaseModel, ValidationError
 
-__all__ = ["VERSIONS", "errors"]
+__all__ = ["VERSIONS", "errors", "model_release", "set_errors"]
 
 # libyaml's parser where PyYAML was built with it: the pure-Python one costs more than the validation.
 _LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -73,17 +79,58 @@ def errors(text: str, release: str) -> list[str]:
             problems.append(f"[{index}]: an operation is `set:` (or the `header:`), got {operation!r:.80}")
             continue
         if "set" in operation:
-            problems.extend(_set_errors(operation["set"], release))
+            problems.extend(set_errors(operation["set"], release))
     return problems
 
 
-def _set_errors(body: Any, release: str) -> list[str]:
+def set_errors(body: Any, release: str) -> list[str]:
+    """What the `release` model finds wrong in one `set:` mapping ([] = valid): keys it has no field for, its
+    validation errors, and (when it validates) every value it coerced."""
     model = _model(release)
+    unknown = list(_unknown_keys(model, body, ""))
     try:
         parsed = model.model_validate(body)
     except ValidationError as exc:
-        return [f"/{'/'.join(str(p) for p in e['loc'])}: {e['msg']} (got {e.get('input')!r:.60})" for e in exc.errors()]
-    return list(_changes(body, parsed.model_dump(by_alias=True, exclude_unset=True, mode="json"), ""))
+        invalid = [
+            f"/{'/'.join(str(p) for p in e['loc'])}: {e['msg']} (got {e.get('input')!r:.60})" for e in exc.errors()
+        ]
+        return unknown + invalid
+    kept = parsed.model_dump(by_alias=True, exclude_unset=True, mode="json")
+    # A key the walk already reported is also missing from the dump: say it once.
+    return unknown + [c for c in _changes(body, kept, "") if not c.endswith("(dropped)") or not unknown]
+
+
+def _models_in(annotation: Any) -> Iterator[Any]:
+    """The BaseModel classes and dict value types an annotation admits (through Optional, Union, Annotated)."""
+    origin = typing.get_origin(annotation)
+    if origin is typing.Annotated:
+        yield from _models_in(typing.get_args(annotation)[0])
+    elif origin in (typing.Union, types.UnionType):
+        for arg in typing.get_args(annotation):
+            yield from _models_in(arg)
+    elif origin is dict:
+        yield ("dict", typing.get_args(annotation)[1])
+    elif isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        yield annotation
+
+
+def _unknown_keys(cls: type[BaseModel], value: Any, path: str) -> Iterator[str]:
+    if not isinstance(value, dict):
+        return
+    fields = {(f.alias or name): f for name, f in cls.model_fields.items()}
+    for key, item in value.items():
+        field = fields.get(str(key))
+        if field is None:
+            yield f"{path}/{key}: not in the model"
+            continue
+        for target in _models_in(field.annotation):
+            if isinstance(target, tuple):
+                inner = [m for m in _models_in(target[1]) if not isinstance(m, tuple)]
+                if inner and isinstance(item, dict):
+                    for k, v in item.items():
+                        yield from _unknown_keys(inner[0], v, f"{path}/{key}/{k}")
+            else:
+                yield from _unknown_keys(target, item, f"{path}/{key}")
 
 
 def _changes(given: Any, kept: Any, path: str) -> Any:
