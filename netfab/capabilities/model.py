@@ -147,6 +147,10 @@ class CapabilityData(_Frozen, Generic[G]):
     """The largest interface `mtu` the CLI takes; the intent's fabric MTU (an L3 MTU, 9216 by default) is
     rendered as this where it is larger (EOS: 9214 is its maximum and carries the same jumbo frames); None = no
     lower cap than the intent's."""
+    mtu_l2_header_bytes: int = Field(default=0, ge=0, le=64)
+    """Bytes the interface `mtu` counts beyond the IP MTU: 0 where `mtu` is the L3 MTU (EOS, NX-OS, SONiC, NVUE,
+    Linux), 14 on Junos, whose physical `mtu` is the media MTU including the Ethernet header (FIDELITY_REVIEW
+    JUN-5). `interface_mtu` adds it, so every platform carries the intent's IP MTU."""
     buffer: BufferData
     packet_spraying_speeds: tuple[int, ...] | None = None
     """Port speeds (Gb/s) packet spraying works at, where it is built on adaptive routing; None = any."""
@@ -241,6 +245,12 @@ class Capabilities(CapabilityData[bool]):
         if not self.pfc_watchdog.supported:
             return frozenset()
         return frozenset(a for a, on in self.pfc_watchdog.actions.items() if on)
+
+    def interface_mtu(self, ip_mtu: int) -> int:
+        """The interface `mtu` value that gives an IP MTU of `ip_mtu` (the intent's fabric MTU): plus the L2
+        header where the platform counts it, capped at the CLI's maximum. Templates and verify both use it."""
+        value = ip_mtu + self.mtu_l2_header_bytes
+        return min(value, self.max_mtu) if self.max_mtu is not None else value
 
     @property
     def label(self) -> str:

@@ -93,11 +93,12 @@ class InterfacesUp(Check):
 
     def run(self, dev: DevicePlan, conn: Any, plan: FabricPlan) -> list[CheckResult]:
         interfaces = conn.get_interfaces()
-        # The MTU the platform was configured with: the plan's, capped at the CLI's maximum (EOS 9214).
-        cap = capabilities_for(dev.platform, dev.os_version).max_mtu
+        # The MTU the platform was configured with: the plan's in the platform's own counting (Junos adds the L2
+        # header), capped at the CLI's maximum (EOS 9214).
+        caps = capabilities_for(dev.platform, dev.os_version)
         out = []
         for i in dev.interfaces:
-            mtu = min(i.mtu, cap) if cap else i.mtu
+            mtu = caps.interface_mtu(i.mtu)
             got = interfaces.get(i.name)
             if got is None:
                 out.append(

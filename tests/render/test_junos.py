@@ -59,7 +59,8 @@ def test_lossless_class_pfc_on_priority_3_and_every_port() -> None:
     for intf in dev.interfaces:
         assert f"{COS} interfaces {intf.name} congestion-notification-profile NETFAB-PFC" in lines
         assert f"{COS} interfaces {intf.name} unit 0 classifiers dscp NETFAB-DSCP" in lines
-        assert f"set interfaces {intf.name} mtu {intf.mtu}" in lines
+        # JUN-5: Junos' physical mtu is the media MTU (IP MTU + the 14-byte Ethernet header).
+        assert f"set interfaces {intf.name} mtu {intf.mtu + 14}" in lines
 
 
 def test_watchdog_in_polling_intervals_and_ms() -> None:
