@@ -11,12 +11,15 @@ field here plus the YAML; a rule never compares versions itself.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated, Any, Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from netfab.capabilities.version import at_least, parse_version
 from netfab.intent.types import ByteSize, HashField
+
+if TYPE_CHECKING:
+    from netfab.platforms.hardware import SwitchModel
 
 # A resolved release re-validates the record's values, which are numbers by then: a size is accepted as a
 # whole number of bytes as well as the data file's '10875072B'.
@@ -178,9 +181,11 @@ class CapabilityData(_Frozen, Generic[G]):
     ecn_pmax: PercentKnob = PercentKnob()
     ecn_weight: bool = True
     """An ECN queue-averaging weight other than 0 can be configured."""
-    ecn_fill_level_of: Bytes | None = None
-    """Where ECN thresholds are fill levels (percent_fill): the queue buffer Kmin/Kmax bytes are a percent of,
-    rounded up, and they must give Kmin < Kmax < 100 % (Juniper: never a last fill level of 100 %)."""
+    ecn_fill_levels: bool = False
+    """ECN thresholds are fill levels (percent_fill) of the egress queue's buffer: Kmin/Kmax bytes are a percent
+    of `buffer_of(model).queue_bytes` (the switch model's shared buffer times the queue share), rounded up, and
+    must give Kmin < Kmax < 100 % (Juniper: never a last fill level of 100 %). No buffer figure, no ECN: a
+    model whose buffer is not public is refused, never rated against an assumed size (FIDELITY_REVIEW JUN-2)."""
     unclassified_dscp_needs_class: bool = False
     """DSCPs no class lists go to the default class's queue (queue 0 without one), which must have a class."""
     reasons: dict[str, str] = {}
@@ -245,6 +250,22 @@ class Capabilities(CapabilityData[bool]):
         if not self.pfc_watchdog.supported:
             return frozenset()
         return frozenset(a for a, on in self.pfc_watchdog.actions.items() if on)
+
+    def buffer_of(self, model: SwitchModel | None) -> BufferData:
+        """The buffer figures a switch of `model` on this platform is rated against (lint, analyze, and the
+        templates that convert bytes to fill levels): the model's shared buffer (else its total; None = not
+        public) with this platform's queue share, or the platform's planning figure when no model is named
+        (netfab.intent.hardware.tier_buffer labels which)."""
+        if model is None:
+            return self.buffer
+        figure = model.buffer.shared_bytes or model.buffer.total_bytes
+        cell = model.buffer.cell_bytes
+        update = {
+            "asic": model.asic_label,
+            "shared_bytes": figure.value if figure is not None else None,
+            "cell_bytes": cell.value if cell is not None else None,
+        }
+        return self.buffer.model_copy(update=update)
 
     def interface_mtu(self, ip_mtu: int) -> int:
         """The interface `mtu` value that gives an IP MTU of `ip_mtu` (the intent's fabric MTU): plus the L2

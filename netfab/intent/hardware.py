@@ -163,20 +163,15 @@ def tier_buffer(tier: SwitchTier) -> tuple[BufferData, str]:
     The queue share and MAC/PHY allowance stay the platform record's (properties of its buffer model)."""
     from netfab.capabilities import capabilities_for
 
-    planning = capabilities_for(tier.platform, tier.os_version).buffer
+    caps = capabilities_for(tier.platform, tier.os_version)
     model = tier_switch_model(tier)
     if model is None:
-        label = f"{planning.asic} (platform planning figure: no topology model named)"
-        return planning.model_copy(update={"asic": label}), "planning figure, no model named"
+        label = f"{caps.buffer.asic} (platform planning figure: no topology model named)"
+        return caps.buffer.model_copy(update={"asic": label}), "planning figure, no model named"
+    buffer = caps.buffer_of(model)
     figure = model.buffer.shared_bytes or model.buffer.total_bytes
-    cell = model.buffer.cell_bytes
     basis = "not public" if figure is None else ("declared" if figure.confidence == "declared" else "model")
-    update = {
-        "asic": model.asic_label,
-        "shared_bytes": figure.value if figure is not None else None,
-        "cell_bytes": cell.value if cell is not None else None,
-    }
-    return planning.model_copy(update=update), basis
+    return buffer, basis
 
 
 __all__ = ["DECLARED", "HardwareOverride", "SwitchModelName", "tier_buffer", "tier_switch_model"]

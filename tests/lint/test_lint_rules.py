@@ -33,6 +33,7 @@ STORAGE = {"name": "storage", "dscp": [24], "priority": 4, "lossless": True, "we
 NO_WD: dict[str, Any] = {}
 NXOS = {**tiers(platform="cisco_nxos"), "underlay": {"addressing": "p2p31"}}
 JUNOS = tiers(platform="juniper_junos")
+JUNOS_4MB = tiers(platform="juniper_junos", hardware={"buffer": "4000000B"})
 EOS_QP = tiers(platform="arista_eos", os_version="4.33.1F")
 WD = ("qos", "pfc", "watchdog")
 
@@ -154,13 +155,19 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
      classes(with_(ROCE, ecn={"kmin": "150KB", "kmax": "1500KB", "pmax": 12.5}), CNP, DEFAULT)),
     ("CAP017", RAIL, classes(ROCE, CNP, with_(DEFAULT, ecn={"kmin": "150KB", "kmax": "1500KB", "weight": 4})),
      {**NXOS, **classes(ROCE, CNP, with_(DEFAULT, ecn={"kmin": "150KB", "kmax": "1500KB", "weight": 4}))}),
-    ("CAP018", RAIL, {**JUNOS, **classes(with_(ROCE, ecn={"kmin": "150KB", "kmax": "3MB"}), CNP, DEFAULT)},
-     {**JUNOS, **classes(with_(ROCE, ecn={"kmin": "150KB", "kmax": "1500KB"}), CNP, DEFAULT)}),
-    # JUN-4: a Kmax of exactly the queue buffer is a last fill level of 100 %, which Juniper says not to configure
-    ("CAP018", RAIL, {**JUNOS, **classes(with_(ROCE, ecn={"kmin": "150KB", "kmax": "2MB"}), CNP, DEFAULT)},
-     {**JUNOS, **classes(with_(ROCE, ecn={"kmin": "150KB", "kmax": "1980KB"}), CNP, DEFAULT)}),
+    # A declared 4 MB buffer: a 2 MB queue (the platform's 50 % share), where 3 MB is 150 %.
+    ("CAP018", RAIL, merged(JUNOS_4MB, classes(with_(ROCE, ecn={"kmin": "150KB", "kmax": "3MB"}), CNP, DEFAULT)),
+     merged(JUNOS_4MB, classes(with_(ROCE, ecn={"kmin": "150KB", "kmax": "1500KB"}), CNP, DEFAULT))),
+    # No model named: the 32 MB queue of the platform's planning buffer (64 MB x 50 %).
+    ("CAP018", RAIL, {**JUNOS, **classes(with_(ROCE, ecn={"kmin": "150KB", "kmax": "40MB"}), CNP, DEFAULT)},
+     {**JUNOS, **classes(with_(ROCE, ecn={"kmin": "150KB", "kmax": "30MB"}), CNP, DEFAULT)}),
     ("CAP018", RAIL, {**JUNOS, **classes(with_(ROCE, ecn={"kmin": "150KB", "kmax": "155KB"}), CNP, DEFAULT)},
-     {**JUNOS, **classes(with_(ROCE, ecn={"kmin": "150KB", "kmax": "200KB"}), CNP, DEFAULT)}),
+     {**JUNOS, **classes(with_(ROCE, ecn={"kmin": "150KB", "kmax": "400KB"}), CNP, DEFAULT)}),
+    # JUN-4: a Kmax of exactly the queue buffer is a last fill level of 100 %, which Juniper says not to configure
+    ("CAP018", RAIL, merged(JUNOS_4MB, classes(with_(ROCE, ecn={"kmin": "150KB", "kmax": "2MB"}), CNP, DEFAULT)),
+     merged(JUNOS_4MB, classes(with_(ROCE, ecn={"kmin": "150KB", "kmax": "1980KB"}), CNP, DEFAULT))),
+    ("CAP025", RAIL, tiers(platform="juniper_junos", model="juniper-ptx10008"),
+     tiers(platform="juniper_junos", model="juniper-ptx10008", hardware={"buffer": "8GB"})),
     ("CAP019", RAIL, {**JUNOS, **classes(with_(ROCE, weight=100), CNP)},
      {**JUNOS, **classes(with_(ROCE, weight=100), CNP, with_(DEFAULT, dscp=[0], kind="other", weight=DELETE,
                                                              scheduling="strict"))}),

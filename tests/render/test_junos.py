@@ -76,7 +76,9 @@ def test_watchdog_in_polling_intervals_and_ms() -> None:
 
 
 def test_ecn_fill_levels_from_bytes() -> None:
-    buf = capabilities_for("juniper_junos").ecn_fill_level_of
+    # No model named: the platform's planning buffer (shared x queue share), as lint notes (CAP025 info).
+    buf = capabilities_for("juniper_junos").buffer.queue_bytes
+    assert buf is not None
     classes = [
         {
             "name": "roce",
@@ -170,7 +172,8 @@ def test_unsupported_features_are_refused(overrides: dict[str, object], message:
 
 
 def test_ecn_beyond_the_queue_buffer_is_refused() -> None:
-    buf = capabilities_for("juniper_junos").ecn_fill_level_of
+    buf = capabilities_for("juniper_junos").buffer.queue_bytes
+    assert buf is not None
     classes = [
         {
             "name": "roce",
@@ -187,6 +190,51 @@ def test_ecn_beyond_the_queue_buffer_is_refused() -> None:
         render_text(lab_pair("juniper_junos", "p2p31", qos__classes=classes)["leaf"])
 
 
+ECN_ROCE = [
+    {"name": "roce", "kind": "roce", "dscp": [26], "priority": 3, "lossless": True, "weight": 50,
+     "ecn": {"kmin": "150KB", "kmax": "1500KB", "pmax": 100}},
+    {"name": "cnp", "kind": "cnp", "dscp": [48], "priority": 6, "scheduling": "strict"},
+    {"name": "default", "kind": "default", "priority": 0, "weight": 50},
+]  # fmt: skip
+
+
+def _tails(dev: DevicePlan, prefix: str) -> list[str]:
+    """The rest of every set line starting with `prefix`, in order."""
+    return [x.removeprefix(prefix) for x in set_lines(dev) if x.startswith(prefix)]
+
+
+def _fill_levels(leaf: DevicePlan) -> list[str]:
+    return _tails(leaf, f"{COS} drop-profiles NETFAB-ECN-ROCE interpolate fill-level ")
+
+
+def test_ecn_fill_levels_follow_the_models_buffer() -> None:
+    # JUN-2: the fill levels are a percent of the switch's own queue buffer (here a declared 4 MB shared buffer,
+    # a 2 MB queue at the platform's 50 % share), not of an assumed one: 150 KB = 8 %, 1.5 MB = 75 %; and a box
+    # with 10x the buffer gets 10x smaller percentages.
+    small = lab_pair("juniper_junos", "p2p31", qos__classes=ECN_ROCE, topology__leaf__hardware={"buffer": "4000000B"})
+    big = lab_pair("juniper_junos", "p2p31", qos__classes=ECN_ROCE, topology__leaf__hardware={"buffer": "40000000B"})
+    assert _fill_levels(small["leaf"]) == ["8", "75"]
+    assert _fill_levels(big["leaf"]) == ["1", "8"]
+    assert "# roce: Kmin 150000 B = 8 %, Kmax 1500000 B = 75 % of the 2000000 B queue buffer" in render_text(
+        small["leaf"]
+    )
+
+
+def test_ecn_on_a_model_without_a_public_buffer_is_refused() -> None:
+    # JUN-2: the PTX10008 (Express 5) buffer is not public: no assumed size, a refusal naming the override.
+    pair = lab_pair("juniper_junos", "p2p31", qos__classes=ECN_ROCE, topology__leaf__model="juniper-ptx10008")
+    with pytest.raises(UnsupportedFeature, match=r"not public; declare it under topology.<tier>.hardware.buffer"):
+        render_text(pair["leaf"])
+    declared = lab_pair(
+        "juniper_junos",
+        "p2p31",
+        qos__classes=ECN_ROCE,
+        topology__leaf__model="juniper-ptx10008",
+        topology__leaf__hardware={"buffer": "4000000B"},
+    )
+    assert _fill_levels(declared["leaf"]) == ["8", "75"]
+
+
 def test_bfd_timers_from_platform_data() -> None:
     bfd = platform_data("juniper_junos")["bfd"]
     lines = set(set_lines(lab_pair("juniper_junos", "p2p31", underlay__bfd=True)["leaf"]))
@@ -194,3 +242,28 @@ def test_bfd_timers_from_platform_data() -> None:
         f"set protocols bgp group fabric bfd-liveness-detection minimum-interval {bfd['minimum_interval_ms']}",
         f"set protocols bgp group fabric bfd-liveness-detection multiplier {bfd['multiplier']}",
     } <= lines
+
+
+def test_ecn_fill_levels_of_a_catalogued_qfx5240() -> None:
+    # Juniper publishes the QFX5240's 165 MB packet buffer: a 82.5 MB queue at the 50 % share, so 150 KB/1.5 MB
+    # are fill levels 1/2 % (with the old assumed 2 MB queue they were 8/75 %).
+    pair = lab_pair("juniper_junos", "p2p31", qos__classes=ECN_ROCE, topology__leaf__model="juniper-qfx5240-64od")
+    assert _fill_levels(pair["leaf"]) == ["1", "2"]
+    assert "queue buffer (Tomahawk 5 (Juniper QFX5240-64OD))" in render_text(pair["leaf"])
+
+
+def test_shared_buffer_partitions_favour_lossless() -> None:
+    # JUN-1: without them RoCE sits in the default 9 % lossless ingress partition; each side totals 100 %.
+    partitions = _tails(lab_pair("juniper_junos", "p2p31")["leaf"], f"{COS} shared-buffer ")
+    assert partitions == [
+        f"{side} buffer-partition {name} percent {pct}"
+        for side, name, pct in [("ingress", "lossless", 80), ("ingress", "lossless-headroom", 10),
+                                ("ingress", "lossy", 10), ("egress", "lossless", 80), ("egress", "lossy", 10),
+                                ("egress", "multicast", 10)]
+    ]  # fmt: skip
+
+
+def test_no_partitions_without_a_lossless_class() -> None:
+    lossy = [{"name": "default", "kind": "default", "priority": 0, "weight": 100}]
+    leaf = lab_pair("juniper_junos", "p2p31", qos__classes=lossy, qos__pfc={"watchdog": None})["leaf"]
+    assert not [x for x in set_lines(leaf) if "shared-buffer" in x]

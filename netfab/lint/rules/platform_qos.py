@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from math import ceil
 
 from netfab.core.findings import Finding, Severity
+from netfab.intent.hardware import tier_buffer
 from netfab.intent.qos import TrafficClass
 from netfab.lint.context import LintContext
 from netfab.lint.rule import Rule
@@ -120,14 +121,14 @@ class EcnPmaxNotAccepted(Rule):
 class EcnFillLevelOutOfRange(Rule):
     """ECN thresholds do not make valid fill levels on a platform that takes them in percent of a queue buffer.
 
-    Junos drop profiles take Kmin/Kmax as fill levels; netfab converts bytes with the queue buffer in
-    the juniper_junos platform record (2,000,000 B), rounding up. Kmax at or beyond that buffer ("Do not
-    configure the last fill level as 100 percent", Juniper drop-profile docs), or Kmin and Kmax in the same
-    percent, cannot be written.
+    Junos drop profiles take Kmin/Kmax as fill levels of the egress queue's buffer; netfab converts bytes with
+    the tier's switch model's shared buffer times the platform's queue share (the planning figure when no
+    model is named), rounding up. Kmax at or beyond that buffer ("Do not configure the last fill level as 100
+    percent", Juniper drop-profile docs), or Kmin and Kmax in the same percent, cannot be written.
 
     ```yaml
-    # bad on juniper_junos: 3 MB is 150 % of the queue buffer
-    ecn: {kmin: 150KB, kmax: 3MB}
+    # bad on juniper_junos with no model named (a 32 MB queue: 64 MB planning buffer x 50 %): 40 MB is 125 %
+    ecn: {kmin: 150KB, kmax: 40MB}
     # fixed
     ecn: {kmin: 150KB, kmax: 1500KB}
     ```
@@ -143,20 +144,68 @@ class EcnFillLevelOutOfRange(Rule):
             ecn = tc.ecn
             if ecn is None or ecn.kmin >= ecn.kmax:
                 continue  # Kmin not below Kmax: ECN001's finding
-            for group in ctx.platform_groups:
-                buf = group.caps.ecn_fill_level_of
-                if buf is None:
-                    continue
+            for tier in ctx.tiers:
+                buf = tier.caps.buffer.queue_bytes
+                if not tier.caps.ecn_fill_levels or buf is None:
+                    continue  # no buffer figure: CAP025's finding
                 kmin_pct, kmax_pct = ceil(ecn.kmin * 100 / buf), ceil(ecn.kmax * 100 / buf)
                 if kmax_pct < 100 and kmin_pct < kmax_pct:
                     continue
                 msg = (
                     f"{klass(tc)} ECN Kmin/Kmax {size(ecn.kmin)}/{size(ecn.kmax)} are fill levels "
-                    f"{kmin_pct}/{kmax_pct} % on the {group.label}, which needs Kmin < Kmax < 100 %"
-                    f"{group.caps.why('ecn_fill_level')}"
+                    f"{kmin_pct}/{kmax_pct} % of the {size(buf)} queue buffer of the {tier.label} "
+                    f"({tier.caps.buffer.asic}), which needs Kmin < Kmax < 100 %{tier.caps.why('ecn_fill_level')}"
                 )
                 path = class_path(i, "ecn", "kmax" if kmax_pct >= 100 else "kmin")
-                yield self.finding(ctx, path, msg, related=[group.path])
+                yield self.finding(ctx, path, msg, related=[tier.path])
+
+
+class EcnFillLevelsNeedTheBuffer(Rule):
+    """ECN fill levels cannot be computed: the tier's switch model does not publish its packet buffer.
+
+    Junos takes ECN thresholds as percentages of the queue's buffer, so the intent's bytes can only be converted
+    with the switch's buffer size. netfab never assumes one (FIDELITY_REVIEW JUN-2): a catalogue model whose
+    buffer is not public needs the figure declared. With no model named, the platform's planning figure is used
+    and noted (info), as headroom and analyze do.
+
+    ```yaml
+    # bad: the PTX10008's (Express 5) buffer is not public
+    topology: {spine: {platform: juniper_junos, model: juniper-ptx10008}}
+    # fixed: the datasheet's figure, declared
+    topology: {spine: {platform: juniper_junos, model: juniper-ptx10008, hardware: {buffer: 8GB}}}
+    ```
+    """
+
+    id = "CAP025"
+    severity = Severity.ERROR
+    title = "ECN fill levels need the switch's packet buffer"
+    hint = "declare the shared packet buffer from the vendor's datasheet under topology.<tier>.hardware.buffer"
+
+    def check(self, ctx: LintContext) -> Iterator[Finding]:
+        ecn_classes = [i for i, tc in enumerate(ctx.intent.qos.classes) if tc.ecn is not None]
+        if not ecn_classes:
+            return
+        where = class_path(ecn_classes[0], "ecn")
+        for tier in ctx.tiers:
+            if not tier.caps.ecn_fill_levels:
+                continue
+            _, basis = tier_buffer(tier.spec)
+            if basis == "not public":
+                msg = (
+                    f"the {tier.label} takes ECN thresholds as fill levels of the queue buffer, but the packet "
+                    f"buffer of its model ({tier.caps.buffer.asic}) is not public, so Kmin/Kmax cannot be "
+                    f"converted: declare topology.{tier.role}.hardware.buffer"
+                )
+                yield self.finding(ctx, (*tier.path, "model"), msg, related=[where])
+            elif basis == "planning figure, no model named":
+                queue = tier.caps.buffer.queue_bytes
+                msg = (
+                    f"the {tier.label} names no switch model: its ECN fill levels are computed from the "
+                    f"platform's planning figure ({tier.caps.buffer.asic}, a {size(queue or 0)} queue buffer), "
+                    "not your switch's buffer"
+                )
+                hint = f"name topology.{tier.role}.model (or declare hardware.buffer) for fill levels of your box"
+                yield self.finding(ctx, where, msg, severity=Severity.INFO, hint=hint)
 
 
 def _dscp_queues(classes: list[TrafficClass]) -> dict[int, int]:
@@ -221,5 +270,6 @@ RULES: tuple[type[Rule], ...] = (
     DwrrWeightNotAccepted,
     EcnPmaxNotAccepted,
     EcnFillLevelOutOfRange,
+    EcnFillLevelsNeedTheBuffer,
     DscpWithoutClass,
 )
