@@ -71,13 +71,14 @@ def test_nxos_ecn_mtu_and_dscp_classification() -> None:
 
 def test_junos_mtu_and_scheduler_share_are_set_not_deleted_first() -> None:
     text = intended("juniper_junos")[".set"]
-    running = text.replace("et-0/0/0 mtu 9216", "et-0/0/0 mtu 1514").replace(
+    # Junos' mtu is the media MTU: 9230 carries the intent's 9216-byte IP MTU (FIDELITY_REVIEW JUN-5).
+    running = text.replace("et-0/0/0 mtu 9230", "et-0/0/0 mtu 1514").replace(
         "NETFAB-ROCE transmit-rate percent 50", "NETFAB-ROCE transmit-rate percent 40"
     )
     result = run("juniper_junos", {".set": running})
-    assert drift_paths(result) == {"interface[et-0/0/0].mtu": (1514, 9216), "scheduler[NETFAB-ROCE].weight": (40, 50)}
+    assert drift_paths(result) == {"interface[et-0/0/0].mtu": (1514, 9230), "scheduler[NETFAB-ROCE].weight": (40, 50)}
     fix = result.remediation["remediation.set"]
-    assert "set interfaces et-0/0/0 mtu 9216" in fix and "delete" not in fix
+    assert "set interfaces et-0/0/0 mtu 9230" in fix and "delete" not in fix
 
 
 def test_frr_removed_neighbor_and_frr_reload_style_diff() -> None:
