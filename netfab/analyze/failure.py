@@ -60,6 +60,9 @@ class Element:
     switches: frozenset[str] = frozenset()
     cables: frozenset[tuple[str, str]] = frozenset()
     """(device, port) of either end of each failed cable."""
+    throttled: frozenset[tuple[tuple[str, str], float]] = frozenset()
+    """(device, port) whose egress keeps only this fraction of its capacity: a degraded lane, a paused peer,
+    a shaper. The link stays up and routed; only the direction leaving that port slows."""
     kind: str = "given"
     """The class a what-if element belongs to (leaf, spine, leaf-spine cable, ...); 'given' for --fail."""
 
@@ -94,6 +97,7 @@ class FailureResult:
             "class": self.element.kind,
             "switches": sorted(self.element.switches),
             "cables": [f"{d}:{p}" for d, p in sorted(self.element.cables)],
+            "throttled": [f"{d}:{p}@{f:g}" for (d, p), f in sorted(self.element.throttled)],
             "step_time_factor": None if np.isinf(self.step_factor) else round(self.step_factor, 4),
             "job_stops": self.job_gpus_lost > 0 or self.unroutable_pairs > 0,
             "gpus_lost": self.gpus_lost,
@@ -183,17 +187,26 @@ class FailureModel:
 
     def parse(self, spec: str) -> Element:
         """'NAME' (a switch), 'DEVICE:PORT' (the cable there), 'plane:N', 'pod:N', 'pod:N:uplinks', 'rail:N';
+        'DEVICE:PORT@F' keeps that port's egress at fraction F of its capacity (0.25 or 25%: slow, not down);
         join several with '+' to fail them together."""
         parts = [p.strip() for p in spec.split("+") if p.strip()]
         if not parts:
             raise FailureSpecError("an empty --fail element")
         switches: set[str] = set()
         cables: set[tuple[str, str]] = set()
+        throttled: dict[tuple[str, str], float] = {}
         for part in parts:
+            name, at, fraction = part.partition("@")
+            if at:
+                port = self._parse_one(name)[1]
+                if len(port) != 1 or "@" in fraction:
+                    raise FailureSpecError(f"{part!r}: only a DEVICE:PORT can be throttled, e.g. leaf1:swp3@0.5")
+                throttled[port.pop()] = _fraction(part, fraction)
+                continue
             s, c = self._parse_one(part)
             switches |= s
             cables |= c
-        return Element(spec, frozenset(switches), frozenset(cables))
+        return Element(spec, frozenset(switches), frozenset(cables), frozenset(throttled.items()))
 
     def _parse_one(self, part: str) -> tuple[set[str], set[tuple[str, str]]]:
         devices = self.plan.devices
@@ -264,7 +277,7 @@ class FailureModel:
             if sample is not None and len(members) > sample:
                 # Stable order: load, then name, so the same sample comes back on every run.
                 members = sorted(members, key=_by_load_then_name)[:sample]
-            out += [Element(e.label, e.switches, e.cables, kind) for _load, e in members]
+            out += [Element(e.label, e.switches, e.cables, kind=kind) for _load, e in members]
         return out, sizes
 
     # --- the model ---------------------------------------------------------------------------------------
@@ -379,12 +392,28 @@ class FailureModel:
         )
         return {"loads": loads, "unroutable": lost}
 
-    def _busiest(self, result: dict[str, Any]) -> tuple[float, str]:
+    def _capacity_scale(self, element: Element) -> dict[str, np.ndarray]:
+        """Per tier, the fraction of each directed link's capacity left by the element's throttled ports."""
+        scale: dict[str, np.ndarray] = {}
+        for port, fraction in element.throttled:
+            kind, i = self.link_of_port[port]
+            if kind == "ls":
+                tier = "spine_down" if port == self.ls_ports[i][0] else "leaf_up"
+            elif kind == "sss":
+                tier = "superspine_down" if port == self.sss_ports[i][0] else "spine_up"
+            else:  # a NIC cable: the leaf end sends to the NIC, the server end from it
+                tier = "host_down" if port in self.nic_of_leaf_port else "host_up"
+            scale.setdefault(tier, np.ones(self.routes.tier_sizes[tier]))[i] *= fraction
+        return scale
+
+    def _busiest(self, result: dict[str, Any], scale: dict[str, np.ndarray] | None = None) -> tuple[float, str]:
         best, name = 0.0, "-"
         for tier, load in result["loads"].items():
             if load.size == 0:
                 continue
             util = load / self.routes.tier_gbps(tier)
+            if scale and tier in scale:
+                util = util / scale[tier]
             i = int(util.argmax())
             if util[i] > best + 1e-12:
                 best, name = float(util[i]), self._link_name(tier, i)
@@ -406,7 +435,8 @@ class FailureModel:
         # Removing links the job does not use changes none of its routes: equal splitting puts load on every
         # link of every route towards its destinations, so an unloaded link is on none of them.
         result = self._loads(ls, sss, nic) if self._carries_job_traffic(ls, sss, nic) else self.base
-        after = self._busiest(result)
+        scale = self._capacity_scale(element)
+        after = self._busiest(result, scale)
         f = self.flows
         job_nics = np.unique(np.concatenate([f.src_nic, f.dst_nic]))
         r = self.routes
@@ -414,6 +444,7 @@ class FailureModel:
             "leaf_spine": float(r.ls_gbps[~ls].sum()),
             "spine_superspine": float(r.sss_gbps[~sss].sum()),
             "nic": float((~nic).sum() * r.nic_gbps),
+            "throttled": float(sum(((1 - f) * r.tier_gbps(t)).sum() for t, f in scale.items())),
         }
         pods, rails = set(), set()
         for i in np.flatnonzero(~ls):
@@ -444,6 +475,17 @@ class FailureModel:
             pods=tuple(sorted(pods)),
             rails=tuple(sorted(rails)),
         )
+
+
+def _fraction(part: str, text: str) -> float:
+    """'0.25' or '25%' -> 0.25, strictly between 0 and 1 (a port at 0 is down: fail its cable instead)."""
+    try:
+        value = float(text[:-1]) / 100 if text.endswith("%") else float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value < 1:
+        raise FailureSpecError(f"{part!r}: the capacity left after '@' is a fraction in (0, 1), e.g. @0.5 or @50%")
+    return value
 
 
 def _by_load_then_name(entry: tuple[float, Element]) -> tuple[float, str]:

@@ -143,12 +143,27 @@ class LosslessBudget:
             "configured_headroom": configured,
             "largest_required_bytes": worst,
             "headroom_ok": configured == "auto" or (isinstance(configured, int) and configured >= worst),
+            "verdict": self.verdict(),
             "pfc_priorities": list(self.pfc_priorities),
             "dcqcn_enabled": self.dcqcn_enabled,
             "ports": [p.as_dict() for p in self.ports],
             "switches": {s.role: s.as_dict() for s in self.switches},
             "ecn": {e.egress: e.as_dict() for e in self.ecn},
         }
+
+    def verdict(self) -> str:
+        """One word for the whole budget, so the headline never says ok beside a failing warning: the ports'
+        need against the configured headroom, and the reservation against each switch's buffer."""
+        worst = max((p.need.required_bytes for p in self.ports), default=0)
+        configured = self.configured_headroom
+        if isinstance(configured, int) and configured < worst:
+            return "too small"
+        shares = [s.share for s in self.switches]
+        if any(share is not None and share > HEADROOM_BUFFER_WARN for share in shares):
+            return "over the buffer"
+        if any(share is None for share in shares):
+            return "not rated"
+        return "ok"
 
     def findings(self, source_file: str) -> list[Finding]:
         out: list[Finding] = []

@@ -155,7 +155,12 @@ def _capacity(cap: dict[str, Any]) -> list[str]:
 def _lossless(ll: dict[str, Any]) -> list[str]:
     configured = ll["configured_headroom"]
     conf = "auto (sized per port)" if configured == "auto" else f"{configured:,} B"
-    state = "ok" if ll["headroom_ok"] else "TOO SMALL"
+    state = {
+        "ok": "ok",
+        "too small": "TOO SMALL",
+        "over the buffer": "OVER THE BUFFER (ANALYZE002)",
+        "not rated": "fits the ports; buffer not known, so not rated",
+    }[ll["verdict"]]
     lines = [
         f"LOSSLESS  PFC priorities {ll['pfc_priorities']}, headroom {conf}: {state}; "
         f"largest need {ll['largest_required_bytes']:,} B per port per priority"

@@ -93,7 +93,8 @@ def analyze(
         "--fail",
         metavar="ELEMENT",
         help="What this failure does to the job (repeatable): a switch, DEVICE:PORT (a cable), plane:N, pod:N, "
-        "pod:N:uplinks, rail:N; join with '+' to fail several at once (ANALYZE007; failures.svg).",
+        "pod:N:uplinks, rail:N, DEVICE:PORT@F (that port's egress slowed to fraction F of its capacity); join with "
+        "'+' to fail several at once (ANALYZE007; failures.svg).",
     ),
     what_if: WhatIf | None = typer.Option(
         None, "--what-if", help="single-failures: every switch and cable, ranked by what it does to the job."

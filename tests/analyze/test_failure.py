@@ -122,3 +122,27 @@ def test_cli_fail_and_what_if_write_the_blast_radius(tmp_path: Path) -> None:
     assert (tmp_path / "failures.svg").read_text().startswith("<svg")
     bad = subprocess.run([*args, "--fail", "nosuch"], capture_output=True, text=True, env=env, cwd=ROOT)
     assert bad.returncode == 2 and "is not a switch" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_a_throttled_port_slows_only_its_direction() -> None:
+    lab = model(ROOT / "intent" / "lab.yaml", "ring", 8)
+    # The lab ring is bound by its NICs: the leaf port toward one NIC at a quarter makes every step 4x.
+    nic = lab.plan.servers[0].nics[0]
+    slow = lab.evaluate(lab.parse(f"{nic.leaf}:{nic.leaf_port}@0.25"))
+    assert slow.step_factor == pytest.approx(4.0) and slow.affects_job
+    assert slow.capacity_lost_gbps == {"throttled": pytest.approx(75.0)}
+    assert slow.as_dict()["throttled"] == [f"{nic.leaf}:{nic.leaf_port}@0.25"]
+    # Halving one leaf uplink leaves the NICs the bottleneck (half a flow per uplink at 50 G = 1 flow at 100 G).
+    uplink = next(i for i in lab.plan.devices[nic.leaf].interfaces if i.peer_device and "spine" in i.peer_device)
+    half = lab.evaluate(lab.parse(f"{nic.leaf}:{uplink.name}@50%"))
+    assert half.step_factor == pytest.approx(1.0) and not half.affects_job
+    # A spine's egress toward that leaf is the other direction of the same cable: it too only at 0.25.
+    assert lab.evaluate(lab.parse(f"{uplink.peer_device}:{uplink.peer_port}@0.25")).step_factor == pytest.approx(2.0)
+
+
+@pytest.mark.parametrize(
+    "spec", ["pod1-leaf1:swp17@0", "pod1-leaf1:swp17@1.5", "pod1-leaf1:swp17@x", "pod1-spine1@0.5"]
+)
+def test_throttle_fractions_and_targets_are_checked(spec: str) -> None:
+    with pytest.raises(FailureSpecError, match=r"fraction in|only a DEVICE:PORT"):
+        small().parse(spec)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from analyze_helpers import example, small_clos3
 
 from netfab.analyze.lossless_budget import analyze_lossless
+from netfab.analyze.report import _lossless
 from netfab.capabilities import capabilities_for
 from netfab.core.findings import Severity
 from netfab.design import design
@@ -83,6 +84,13 @@ def test_long_cables_eat_the_buffer_and_are_reported() -> None:
     assert [f.rule_id for f in findings] == ["ANALYZE002"]
     assert findings[0].severity == Severity.WARNING
     assert "superspine" in findings[0].message
+    # One verdict per budget: the headline of the same report never says ok beside that warning.
+    doc = budget.as_dict()
+    assert doc["headroom_ok"] and doc["verdict"] == "over the buffer"
+    headline = _lossless(doc)[0]
+    assert "OVER THE BUFFER" in headline and ": ok" not in headline
+    short = analyze_lossless(intent, design(intent))
+    assert short.verdict() == "ok" and ": ok;" in _lossless(short.as_dict())[0]
 
 
 def test_lab_has_no_switch_buffer_to_compare_with() -> None:
@@ -90,3 +98,4 @@ def test_lab_has_no_switch_buffer_to_compare_with() -> None:
     budget = analyze_lossless(intent, plan)
     assert all(s.shared_bytes is None and s.share is None for s in budget.switches)
     assert budget.findings("lab.yaml") == []
+    assert budget.verdict() == "not rated" and "not rated" in _lossless(budget.as_dict())[0]

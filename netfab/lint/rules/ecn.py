@@ -145,17 +145,49 @@ class KmaxOutOfBdp(Rule):
             kmax = tc.ecn.kmax
             for gbps in speeds:
                 b = kmax_bounds(gbps, rtt)
+                cap = _smallest_buffer(ctx, gbps)
+                high = min(b.high, cap[0]) if cap else b.high
                 if kmax < b.low:
                     why = f"below {KMAX_MIN_BDP:g}x the BDP ({approx(b.bdp)} at {speed(gbps)}, {rtt:.1f} us RTT)"
                     why += ": a single flow is marked before it reaches line rate"
+                elif cap and kmax > cap[0]:
+                    why = f"more than the {approx(cap[0])} shared buffer of the {cap[1]} that sends at {speed(gbps)}"
+                    why += ": the queue can never grow that long, so it is never marked"
                 elif kmax > b.high:
                     why = f"{kmax / b.bdp:.0f}x the BDP ({approx(b.bdp)} at {speed(gbps)}, {rtt:.1f} us RTT)"
                     why += f", more than {KMAX_MAX_BDP:g}x: queues build for many round trips before marking"
                 else:
                     continue
                 msg = f"{klass(tc)} has ECN Kmax {size(kmax)}, {why}"
-                hint = f"at {speed(gbps)} keep kmax between {approx(b.low)} and {approx(b.high)}"
+                if high < b.low:
+                    hint = f"at {speed(gbps)} the BDP ({approx(b.bdp)}) is more than the {cap[1] if cap else ''} buffer"
+                    hint += ": shorten the path or mark on a deeper-buffer tier"
+                else:
+                    bound = f" (the {cap[1]} buffer)" if cap and high == cap[0] else ""
+                    hint = f"at {speed(gbps)} keep kmax between {approx(b.low)} and {approx(high)}{bound}"
                 yield self.finding(ctx, class_path(i, "ecn", "kmax"), msg, hint=hint)
+
+
+def _smallest_buffer(ctx: LintContext, gbps: int) -> tuple[int, str] | None:
+    """The smallest known shared buffer among the switch tiers that send at this speed, with its ASIC.
+
+    Only a model's or a declared figure bounds the hint: a platform's planning figure is a guess, and an
+    unpublished buffer says nothing (tier_buffer's basis)."""
+    from netfab.intent.hardware import tier_buffer
+
+    topology = ctx.intent.topology
+    known: list[tuple[int, str]] = []
+    for kind in link_kinds(ctx.intent):
+        if kind.speed_gbps != gbps:
+            continue
+        for role in (kind.lower, kind.upper):
+            tier = getattr(topology, role, None) if role != "server" else None
+            if tier is None:
+                continue
+            buffer, basis = tier_buffer(tier)
+            if basis in ("model", "declared") and buffer.shared_bytes:
+                known.append((buffer.shared_bytes, buffer.asic))
+    return min(known) if known else None
 
 
 class LosslessWithoutEcn(Rule):
