@@ -103,6 +103,44 @@ def _in_site(
     return fetch
 
 
+_ENDS: Final = ("a_terminations", "b_terminations")
+
+
+def site_cables(nb: Api, site_id: int, fields: tuple[str, ...]) -> list[Record]:
+    """The site's cables in the API's shape, their two ends included, read without asking NetBox for the
+    ends: NetBox serialises a cable's `a/b_terminations` with each termination's full nested object, which
+    measured 82 ms per cable (512 cables: 41.8 s); the cables without them plus the site's interfaces with
+    their `cable`/`cable_end` took 8.8 s. Each end is rebuilt from the interface that names the cable. An
+    end that is not an interface of this site (a patch panel, another site's device) is kept as one opaque
+    end, so the cable still reads as unplanned rather than vanishing."""
+    wanted = tuple(dict.fromkeys(("id", *(f for f in fields if f not in _ENDS))))
+    cables = nb.get("dcim/cables", {"site_id": site_id}, wanted)
+    ends: dict[int, dict[str, list[Record]]] = {}
+    for iface in nb.get("dcim/interfaces", {"site_id": site_id, "cabled": "true"}, _IFACE_ENDS):
+        cable = iface.get("cable")
+        cable_id = cable.get("id") if isinstance(cable, dict) else cable
+        if cable_id is None:
+            continue
+        side = "a_terminations" if iface.get("cable_end") == "A" else "b_terminations"
+        end = {"object_type": "dcim.interface", "object_id": iface["id"], "object": iface}
+        ends.setdefault(int(cable_id), {}).setdefault(side, []).append(end)
+    out = []
+    for cable in cables:
+        found = ends.get(int(cable["id"]), {})
+        record = dict(cable)
+        for side in _ENDS:
+            record[side] = found.get(side) or [{"object_type": "elsewhere", "object_id": cable["id"]}]
+        out.append(record)
+    return out
+
+
+_IFACE_ENDS: Final = ("id", "name", "device", "cable", "cable_end")
+
+
+def _cables(nb: Api, scope: Scope) -> list[Record]:
+    return site_cables(nb, scope.site_id, scope.fields) if scope.site_id is not None else []
+
+
 def _ips(nb: Api, scope: Scope) -> list[Record]:
     out: list[Record] = []
     for prefix in scope.prefixes:
@@ -171,7 +209,7 @@ KINDS: Final[dict[str, Kind]] = {
             "cable",
             "dcim/cables",
             cable_record_key,
-            _in_site("dcim/cables"),
+            _cables,
             owned=marked,
             key_fields=("a_terminations", "b_terminations"),
         ),

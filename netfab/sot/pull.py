@@ -17,7 +17,7 @@ from typing import Any
 from netfab.design.plan import FabricPlan
 from netfab.sot.client import Api, Record
 from netfab.sot.desired import Desired, Key, cable_key
-from netfab.sot.kinds import cable_ends
+from netfab.sot.kinds import cable_ends, site_cables
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +53,7 @@ def read_as_built(nb: Api, site_slug: str) -> AsBuilt:
         return AsBuilt(site_found=False)
     site_id = sites[0]["id"]
     devices = {str(d["name"]): d for d in nb.get("dcim/devices", {"site_id": site_id}, fields=_DEVICE_FIELDS)}
-    cables = nb.get("dcim/cables", {"site_id": site_id}, fields=_CABLE_FIELDS)
+    cables = site_cables(nb, site_id, _CABLE_FIELDS)
     return AsBuilt(site_found=True, devices=devices, cables=cables)
 
 

@@ -31,7 +31,7 @@ def run_cli(*args: str, token: str | None, cwd: Path) -> tuple[int, str, str]:
     if token is not None:
         env["NETFAB_NETBOX_TOKEN"] = token
     done = subprocess.run(
-        [sys.executable, "-m", "netfab.cli.app", *args], capture_output=True, text=True, env=env, cwd=cwd, timeout=600
+        [sys.executable, "-m", "netfab.cli.app", *args], capture_output=True, text=True, env=env, cwd=cwd, timeout=1800
     )
     return done.returncode, done.stdout, done.stderr
 

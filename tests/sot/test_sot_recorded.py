@@ -109,11 +109,14 @@ def test_a_cable_edited_in_the_recording_is_one_miswire(tiny: tuple[Any, Desired
     plan, desired = tiny
 
     def edit(key: list[Any], record: dict[str, Any]) -> None:
-        if key[0] == "dcim/cables":
-            for end in record.get("a_terminations", []) + record.get("b_terminations", []):
-                obj = end.get("object") or {}
-                if obj.get("name") == "Ethernet1/1" and (obj.get("device") or {}).get("name") == "spine1":
-                    obj["name"] = "Ethernet1/8"
+        # The pull reads each cable's ends from the site's cabled interfaces (kinds.site_cables): the spine end
+        # of spine1 Ethernet1/1's cable now names Ethernet1/8, as if the cable had been re-landed there.
+        if (
+            key[0] == "dcim/interfaces"
+            and key[1].get("cabled")
+            and ((record.get("device") or {}).get("name"), record.get("name")) == ("spine1", "Ethernet1/1")
+        ):
+            record["name"] = "Ethernet1/8"
 
     result = compare(plan, desired, read_as_built(_edited("tiny-pushed", tmp_path, edit), desired.site))
     assert [(d.rule, d.subject) for d in result.differences] == [("SOT-CABLE-MISWIRED", "spine1")], result.differences
