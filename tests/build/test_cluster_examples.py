@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from netfab.core.findings import Severity
 from netfab.lint import lint_paths
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -25,7 +26,9 @@ EXPECTED = {
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_example_is_lint_clean(name: str) -> None:
     result = lint_paths([INTENTS / name])
-    assert result.findings == [], [(f.rule_id, f.message) for f in result.findings]
+    # Lint-clean: no error, no warning. Cumulus tiers carry one info note, CAP024 (NVUE has no restore timer).
+    unexpected = [f for f in result.findings if f.rule_id != "CAP024" or f.severity is not Severity.INFO]
+    assert unexpected == [], [(f.rule_id, f.message) for f in unexpected]
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))

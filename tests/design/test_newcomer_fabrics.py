@@ -8,6 +8,7 @@ from pathlib import Path
 
 import yaml
 
+from netfab.core.findings import Severity
 from netfab.design import design
 from netfab.intent import Intent
 from netfab.lint import lint_paths
@@ -18,7 +19,9 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "newcomer"
 def intent_of(name: str) -> Intent:
     path = FIXTURES / name
     result = lint_paths([path])
-    assert result.findings == [], [(f.rule_id, f.message) for f in result.findings]
+    # Lint-clean: no error, no warning. Cumulus tiers carry one info note, CAP024 (NVUE has no restore timer).
+    unexpected = [f for f in result.findings if f.rule_id != "CAP024" or f.severity is not Severity.INFO]
+    assert unexpected == [], [(f.rule_id, f.message) for f in unexpected]
     return Intent.model_validate(yaml.safe_load(path.read_text()))
 
 
