@@ -167,7 +167,7 @@ def parse_nccl_tests(text: str, source: str = "<log>", collective: str | None = 
                 named = binary.group(1)
             continue
         tokens = line.split()
-        if len(tokens) >= 9 and _NUMBER.match(tokens[0]) and _NUMBER.match(tokens[1]):
+        if len(tokens) >= 8 and _NUMBER.match(tokens[0]) and _NUMBER.match(tokens[1]):
             rows.append(_row(tokens, number, source))
         elif named is None and (binary := _BINARY.search(line)):
             named = binary.group(1)  # the command line, e.g. "$ mpirun ... ./build/alltoall_perf -b 8"
@@ -193,11 +193,16 @@ def parse_nccl_tests(text: str, source: str = "<log>", collective: str | None = 
 
 
 def _row(tokens: list[str], line: int, source: str) -> NcclRow:
-    # size count type redop root | time algbw busbw #wrong | time algbw busbw #wrong (in-place may be absent)
+    # size count type redop [root] | time algbw busbw #wrong | time algbw busbw #wrong (in-place may be absent).
+    # nccl-tests before its root column (still in use in 2022, e.g. NVIDIA/nccl-tests#107, header "error")
+    # prints 12 or 8 fields; with it 13 or 9.
+    if len(tokens) not in (8, 9, 12, 13):
+        raise NcclLogError(source, line, f"a result row of {len(tokens)} fields; nccl-tests prints 8, 9, 12 or 13")
+    first = 5 if len(tokens) in (9, 13) else 4
     try:
         size, count = int(tokens[0]), int(tokens[1])
-        oop = _measure(tokens[5:9])
-        inplace = _measure(tokens[9:13]) if len(tokens) >= 13 else None
+        oop = _measure(tokens[first : first + 4])
+        inplace = _measure(tokens[first + 4 : first + 8]) if len(tokens) >= first + 8 else None
     except ValueError as exc:
         raise NcclLogError(source, line, f"unreadable result row ({exc})") from None
     return NcclRow(line, size, count, tokens[2], tokens[3], oop, inplace)
@@ -205,7 +210,19 @@ def _row(tokens: list[str], line: int, source: str) -> NcclRow:
 
 def _measure(cols: list[str]) -> Measure:
     time_us, algbw, busbw, wrong = cols
-    return Measure(float(time_us), float(algbw), float(busbw), None if wrong == "N/A" else int(wrong))
+    return Measure(float(time_us), float(algbw), float(busbw), _wrong(wrong))
+
+
+def _wrong(text: str) -> int | None:
+    """#wrong as a count; None where nothing was counted: N/A, or the older layout's "error" column, which is
+    the largest numeric deviation (a float such as 2e-07 that rounding makes non-zero), not a count."""
+    if text == "N/A":
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        float(text)  # still a number, or the row is unreadable
+        return None
 
 
 @dataclass(frozen=True, slots=True)

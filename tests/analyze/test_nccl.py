@@ -52,6 +52,31 @@ def test_parses_mpirun_prefixes_info_lines_and_unchecked_results() -> None:
     assert all(r.out_of_place.wrong is None for r in run.rows)
 
 
+OLD_LAYOUT = """\
+# nThread 1 nGpus 1 minBytes 1310720000 maxBytes 1310720000 step: 1048576(bytes) warmup iters: 5 iters: 20 validation: 1
+#
+# Using devices
+#   Rank  0 Pid   1320 on host-a device  0 [0x00] Tesla V100-SXM2-16GB
+#   Rank  1 Pid   2066 on host-b device  0 [0x00] Tesla V100-SXM2-16GB
+#
+#                                                       out-of-place                       in-place
+#       size         count      type   redop     time   algbw   busbw  error     time   algbw   busbw  error
+#        (B)    (elements)                       (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)
+  1310720000     327680000     float     sum   1131000    1.16    1.16  0e+00   1129000    1.16    1.16  0e+00
+"""
+
+
+def test_parses_the_layout_before_nccl_tests_had_a_root_column() -> None:
+    """nccl-tests without the root column, and "error" printed as a float (the layout of the all_reduce_perf
+    output quoted in NVIDIA/nccl-tests#107, 2022; figures here are this test's own)."""
+    run = parse_nccl_tests("# all_reduce_perf\n" + OLD_LAYOUT, "old.log")
+    [row] = run.rows
+    assert row.size_bytes == 1310720000 and row.out_of_place.time_us == pytest.approx(1131000)
+    assert row.out_of_place.busbw_gbs == pytest.approx(1.16) and row.in_place is not None
+    # The old "error" column is a float deviation, not a count of wrong elements: nothing counted.
+    assert row.out_of_place.wrong is None and run.hosts == ("host-a", "host-b")
+
+
 def test_a_log_that_does_not_name_its_collective_is_refused_not_guessed() -> None:
     with pytest.raises(NcclLogError, match="does not say which collective"):
         read_log(LOGS / "unnamed-2x8.log")
