@@ -37,7 +37,8 @@ class SwitchTier(IntentModel):
     hardware: HardwareOverride | None = None
     """Explicit figures for unlisted hardware, or corrections to `model` (taken as declared)."""
     count: Count | None = None
-    """spine: per pod in clos3, fabric-wide in rail_optimized; superspine: fabric-wide. Leaves are derived."""
+    """spine: per pod in clos3 and in rail_optimized with sus_per_pod, fabric-wide otherwise; superspine:
+    fabric-wide. Leaves are derived."""
     ports: Count = 64
     """Front-panel ports (after breakout) available on one switch: the port budget."""
     uplinks: int = Field(default=0, ge=0)

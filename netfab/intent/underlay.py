@@ -16,7 +16,7 @@ class AsnScheme(IntentModel):
 
     superspine: Asn = 64900
     spine: Asn = 65000
-    """Spine ASN; in clos3 pod p (1-based) uses spine + p - 1."""
+    """Spine ASN; with pods (clos3, or rail_optimized with sus_per_pod) pod p (1-based) uses spine + p - 1."""
     spine_per_switch: bool = False
     """Give spine n (1-based, fabric-wide) its own ASN, spine + n - 1, instead of one per pod. Some operators
     number every switch uniquely; it lets BGP install down-up routes after a failure, which on lossless
