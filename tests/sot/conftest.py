@@ -1,12 +1,12 @@
 """The real NetBox, once per test session (tests/sot/netbox_server.py says how and why).
 
-Tests that take the `netbox` fixture run where NETFAB_NETBOX_TESTS=1 is set (the README's test command
-installs PostgreSQL and Redis; the machines carry pyenv's 3.12). Elsewhere they skip with that reason: on a
-2-core machine shared by several developers a first bring-up migrates for 5-30 min, which no one's quick
-local suite should pay unasked; CI turns them on once their cost there is measured. Wherever NetBox cannot
-be brought up (no Python 3.12, no PostgreSQL or Redis, no PyPI) they skip with what is missing.
-NETFAB_TEST_NETBOX_URL and _TOKEN point them at a NetBox that is already up instead. The fixture's setup
-time is printed in the session summary.
+Tests that take the `netbox` fixture run by default, in CI too: the README's test command installs
+PostgreSQL and Redis, the machines carry pyenv's 3.12, and the fixture pip-installs NetBox into its own venv.
+A first bring-up on a machine pays the pip install and the migration (minutes); later sessions reuse both
+from the cache (tests/sot/netbox_server.py). Wherever NetBox cannot be brought up (no Python 3.12, no
+PostgreSQL or Redis, no PyPI) they skip with what is missing. NETFAB_NETBOX_TESTS=0 turns them off (a quick
+local run); NETFAB_TEST_NETBOX_URL and _TOKEN point them at a NetBox that is already up instead. The
+fixture's setup time is printed in the session summary.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ _TIMINGS: dict[str, float] = {}
 
 @pytest.fixture(scope="session")
 def netbox() -> Iterator[NetBoxServer]:
-    if os.environ.get("NETFAB_NETBOX_TESTS") != "1":
-        pytest.skip("real-NetBox tests run with NETFAB_NETBOX_TESTS=1 (a first bring-up migrates for 5-30 minutes)")
+    if os.environ.get("NETFAB_NETBOX_TESTS") == "0":
+        pytest.skip("real-NetBox tests turned off with NETFAB_NETBOX_TESTS=0")
     began = time.monotonic()
     if os.environ.get("NETFAB_TEST_NETBOX_URL"):
         # One already up (a developer's, or `python3 tests/sot/netbox_server.py`): used as is, never stopped.
