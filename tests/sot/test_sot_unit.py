@@ -449,3 +449,17 @@ def test_an_error_that_quotes_the_token_is_redacted(tls_netbox: tuple[str, Path]
     assert done.returncode == 3 and "NetBox answered 500" in done.stderr, done.stderr
     assert "v3ry-s3cret" not in done.stdout + done.stderr and "KEY42" not in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_the_live_fixture_says_why_it_cannot_start(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where NetBox cannot be brought up the live tests skip with the reason: each missing piece is named."""
+    from tests.sot import netbox_server
+
+    monkeypatch.delenv("NETFAB_PYTHON312", raising=False)
+    monkeypatch.setenv("PYENV_ROOT", str(tmp_path))
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(netbox_server.CannotStart, match=r"no Python 3\.12"):
+        netbox_server.find_python312()
+    monkeypatch.setattr(netbox_server.shutil, "which", lambda name: None)
+    with pytest.raises(netbox_server.CannotStart, match="no redis-server"):
+        netbox_server.start()
