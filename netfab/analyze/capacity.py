@@ -127,7 +127,8 @@ def analyze_capacity(intent: Intent, plan: FabricPlan, message_bytes: int = DEFA
     leaves = plan.devices_of("leaf")
     spines = plan.devices_of("spine")
     tiers = {"leaf": _tier("leaf", leaves, down, up, topo.leaf.oversubscription)}
-    three_tier = plan.style == "clos3" and topo.superspine is not None
+    # Both styles can have a third tier (clos3 pods; rail_optimized with sus_per_pod): its spines have uplinks.
+    three_tier = topo.superspine is not None and bool(plan.devices_of("superspine"))
     if three_tier:
         tiers["spine"] = _tier("spine", spines, down, up, topo.spine.oversubscription)
     gpus = sum(len(s.nics) for s in plan.servers)
@@ -139,7 +140,19 @@ def analyze_capacity(intent: Intent, plan: FabricPlan, message_bytes: int = DEFA
         su_gpus = gpus // sus
         su_leaves = len(leaves) // sus
         scopes["su"] = _scope("su", sus, su_gpus, nic_gbps, [("leaf_uplinks", su_leaves / 2 * leaf_up)], ())
-        scopes["fabric"] = _scope("fabric", 1, gpus, nic_gbps, [("leaf_uplinks", len(leaves) / 2 * leaf_up)], ("leaf",))
+        if three_tier:
+            # SUs grouped into pods under their own spines; between pods traffic climbs to the superspines.
+            pods = -(-sus // (topo.sus_per_pod or sus))
+            pod_up = tiers["spine"].up_gbps * len(spines) / pods
+            scopes["pod"] = _scope(
+                "pod", pods, gpus // pods, nic_gbps, [("leaf_uplinks", len(leaves) / pods / 2 * leaf_up)], ("leaf",)
+            )
+            cuts = [("leaf_uplinks", len(leaves) / 2 * leaf_up), ("spine_uplinks", pods / 2 * pod_up)]
+            scopes["fabric"] = _scope("fabric", 1, gpus, nic_gbps, cuts, ("leaf", "spine"))
+        else:
+            scopes["fabric"] = _scope(
+                "fabric", 1, gpus, nic_gbps, [("leaf_uplinks", len(leaves) / 2 * leaf_up)], ("leaf",)
+            )
     elif not three_tier:
         # 2-tier top-of-rack (one pod, no superspine): racks under one spine tier, the fabric is the pod.
         scopes["rack"] = _scope("rack", len(leaves), gpus // len(leaves), nic_gbps, [], ())

@@ -68,3 +68,13 @@ def test_clos3_24k_capacity() -> None:
     assert across.bottleneck == "spine_uplinks"
     assert across.per_gpu_gbps == pytest.approx(400 * 28 / 192)
     assert across.seconds == pytest.approx(2 * 24575 / 24576 * GB * 8 / (400e9 * 28 / 192))
+
+
+def test_a_three_tier_rail_design_has_its_spine_tier_and_pods() -> None:
+    """rail-3tier: SUs grouped into pods under their own spines, superspines between the pods."""
+    intent, plan = example("rail-3tier")
+    cap = analyze_capacity(intent, plan)
+    assert set(cap.tiers) == {"leaf", "spine"}
+    assert set(cap.scopes) == {"su", "pod", "fabric"}
+    assert cap.scopes["pod"].instances == 2 and cap.scopes["fabric"].crosses == ("leaf", "spine")
+    assert cap.scopes["pod"].gpus * 2 == cap.gpus
