@@ -192,7 +192,7 @@ class EcmpModel:
         self.chunk = max(1, CHUNK_ELEMENTS // max(1, self.order.size * max_qps))
         self.independent = independent_hops(routes)
         self._classes: dict[str, TierClasses] | None = None
-        self._aggregated: dict[int, tuple[dict[str, np.ndarray], dict[str, np.ndarray], np.ndarray]] = {}
+        self._aggregated: dict[tuple[int, int], tuple[dict[str, np.ndarray], dict[str, np.ndarray], np.ndarray]] = {}
         self._lock = threading.Lock()
         self._locks: dict[int, threading.Lock] = {}
 
@@ -258,9 +258,9 @@ class EcmpModel:
                 slots = {t: v.slot for t, v in self.tiers.items()}
                 self._classes = tier_classes(self.routes, self.flows, self.order, slots)
         with lock:  # per QP count, so scenarios with different counts still draw in parallel
-            if q not in self._aggregated:
-                self._aggregated[q] = self._draw_aggregated(self._classes, q, trials, host_step)
-        busiest, vs_fair, step = self._aggregated[q]
+            if (q, trials) not in self._aggregated:
+                self._aggregated[(q, trials)] = self._draw_aggregated(self._classes, q, trials, host_step)
+        busiest, vs_fair, step = self._aggregated[(q, trials)]
         return self._result(scenario, busiest, vs_fair, step, ideal_step, False, "aggregated")
 
     def _result(

@@ -73,6 +73,9 @@ def test_big_all_to_all_is_aggregated_and_equal_qp_scenarios_share_draws() -> No
     assert five.method == with_qp.method == one.method == "aggregated"
     np.testing.assert_array_equal(five.tax_samples, with_qp.tax_samples)
     assert five.trials == 1000 and not five.deterministic
+    # Another trial count draws anew rather than reusing the 1,000 trials drawn for the same QP count.
+    fewer = model.run(Scenario("d", "d", FIVE_TUPLE, 16), 200)
+    assert fewer.trials == fewer.tax_samples.size == 200
     # More QPs per pair spread better: the ordering the per-flow model gives holds here too.
     assert one.tiers["leaf_up"].busiest_vs_fair.p99 > five.tiers["leaf_up"].busiest_vs_fair.p99 > 1.0
 
