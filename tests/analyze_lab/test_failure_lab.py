@@ -27,10 +27,12 @@ import statistics
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import pytest
-from labcheck_helpers import RunningLab, lab_plan
+from labcheck_helpers import RunningLab
+from labcheck_helpers import lab_plan as design_lab_plan
 
 from netfab.analyze.collective import gpu_pairs, place_job
 from netfab.analyze.failure import FailureModel
@@ -44,6 +46,9 @@ from netfab.lab.proc import in_netns, run
 from netfab.lab.state import load_state
 
 pytestmark = pytest.mark.lab
+
+# Designed once: every scenario, shaping list and path check reads the same plan.
+lab_plan = cache(design_lab_plan)
 
 RATE_BPS = 20_000_000
 """R: every shaped port's rate. Far below what a veth carries here even on a loaded machine, so the shapers

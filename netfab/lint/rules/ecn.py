@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from netfab.core.findings import Finding, Severity
+from netfab.intent.hardware import tier_buffer
 from netfab.lint.context import LintContext
 from netfab.lint.fabric import link_kinds, longest_path_cables
 from netfab.lint.rule import Rule
@@ -173,20 +174,14 @@ def _smallest_buffer(ctx: LintContext, gbps: int) -> tuple[int, str] | None:
 
     Only a model's or a declared figure bounds the hint: a platform's planning figure is a guess, and an
     unpublished buffer says nothing (tier_buffer's basis)."""
-    from netfab.intent.hardware import tier_buffer
-
-    topology = ctx.intent.topology
+    roles = {role for k in link_kinds(ctx.intent) if k.speed_gbps == gbps for role in (k.lower, k.upper)}
     known: list[tuple[int, str]] = []
-    for kind in link_kinds(ctx.intent):
-        if kind.speed_gbps != gbps:
+    for tier in ctx.tiers:
+        if tier.role not in roles:
             continue
-        for role in (kind.lower, kind.upper):
-            tier = getattr(topology, role, None) if role != "server" else None
-            if tier is None:
-                continue
-            buffer, basis = tier_buffer(tier)
-            if basis in ("model", "declared") and buffer.shared_bytes:
-                known.append((buffer.shared_bytes, buffer.asic))
+        buffer, basis = tier_buffer(tier.spec)
+        if basis in ("model", "declared") and buffer.shared_bytes:
+            known.append((buffer.shared_bytes, buffer.asic))
     return min(known) if known else None
 
 
