@@ -93,6 +93,7 @@ _MPI_PREFIX = re.compile(r"^\[\d+,\d+\]<std(?:out|err)>:")
 _BINARY = re.compile(r"\b(all_reduce|all_gather|reduce_scatter|alltoall|broadcast|reduce)_perf\b")
 _RANK = re.compile(r"^#\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)")
 _NUMBER = re.compile(r"^\d+$")
+_STARTING = re.compile(r"^#\s*Collective test starting:\s*(\S+)")
 
 
 class NcclLogError(ValueError):
@@ -154,6 +155,7 @@ def parse_nccl_tests(text: str, source: str = "<log>", collective: str | None = 
     reduce-scatter, so a log that names neither is refused rather than guessed.
     """
     named: str | None = None
+    started: tuple[int, str] | None = None
     ranks: dict[int, str] = {}
     rows: list[NcclRow] = []
     for number, raw in enumerate(text.splitlines(), 1):
@@ -161,6 +163,17 @@ def parse_nccl_tests(text: str, source: str = "<log>", collective: str | None = 
         if not line:
             continue
         if line.startswith("#"):
+            if start := _STARTING.match(line):
+                # Scripts that run every collective often append to one file; judging the second run's rows
+                # against the first run's collective would pass or fail the wrong thing.
+                if started is not None:
+                    raise NcclLogError(
+                        source,
+                        number,
+                        f"a second run ({start.group(1)}) starts here after {started[1]} at line {started[0]};"
+                        " give each run its own --nccl-tests file",
+                    )
+                started = (number, start.group(1))
             if rank := _RANK.match(line):
                 ranks[int(rank.group(1))] = rank.group(2)
             elif named is None and (binary := _BINARY.search(line)):

@@ -77,6 +77,47 @@ def test_parses_the_layout_before_nccl_tests_had_a_root_column() -> None:
     assert row.out_of_place.wrong is None and run.hosts == ("host-a", "host-b")
 
 
+# The layout of nccl-tests 2.18 as public outputs show it: "unalign" in the parameter line, #wrong one column
+# wider, device ids as PCI domain:bus:device, a trailer naming the collective again. Figures are this test's own.
+LAYOUT_2_18 = """\
+# nccl-tests version 2.18.2 nccl-headers=23007 nccl-library=23007
+# Collective test starting: all_gather_perf
+# nThread 1 nGpus 1 minBytes 1048576 maxBytes 4194304 step: 2(factor) warmup iters: 1 iters: 20 agg iters: 1 \
+validation: 1 graph: 0 unalign: 0
+#
+# Using devices
+#  Rank  0 Group  0 Pid  11111 on  node-a device  0 [0009:01:00] NVIDIA GH200 120GB
+#  Rank  1 Group  0 Pid  22222 on  node-b device  0 [0009:01:00] NVIDIA GH200 120GB
+#
+#                                                              out-of-place                       in-place
+#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong
+#        (B)    (elements)                               (us)  (GB/s)  (GB/s)             (us)  (GB/s)  (GB/s)
+     1048576        131072     float    none      -1   300.00    3.50    1.75       0   301.00    3.48    1.74       0
+     2097152        262144     float    none      -1   350.00    5.99    3.00       0   351.00    5.97    2.99       0
+     4194304        524288     float    none      -1   450.00    9.32    4.66       0   452.00    9.28    4.64       0
+# Out of bounds values : 0 OK
+# Avg bus bandwidth    : 3.13
+#
+# Collective test concluded: all_gather_perf
+#
+"""
+
+
+def test_parses_the_2_18_layout() -> None:
+    run = parse_nccl_tests(LAYOUT_2_18, "ag.log")
+    assert run.collective == "all_gather" and run.hosts == ("node-a", "node-b")
+    assert [r.size_bytes for r in run.rows] == [1048576, 2097152, 4194304]
+    assert run.rows[-1].best_busbw == pytest.approx(4.66) and run.rows[-1].wrong == 0
+
+
+def test_two_runs_appended_to_one_file_are_refused_at_the_second() -> None:
+    """A sweep script that appends every collective to one file: judging all_reduce's rows as all_gather
+    would pass or fail the wrong thing, so the second run's first line is named."""
+    second = LAYOUT_2_18.replace("all_gather_perf", "all_reduce_perf")
+    with pytest.raises(NcclLogError, match=r"ag\.log:21: a second run \(all_reduce_perf\) starts here"):
+        parse_nccl_tests(LAYOUT_2_18 + second, "ag.log")
+
+
 def test_a_log_that_does_not_name_its_collective_is_refused_not_guessed() -> None:
     with pytest.raises(NcclLogError, match="does not say which collective"):
         read_log(LOGS / "unnamed-2x8.log")
