@@ -14,6 +14,7 @@ from pathlib import Path
 
 import frr_parser
 import nvue_schema
+import oracle_eos
 import oracle_junos
 import oracle_matrix as matrix
 import oracle_sonic
@@ -129,6 +130,17 @@ SCHEMAS: tuple[Schema, ...] = (
         (JUNOS_MODEL,),
     ),
     Schema("frr-vtysh", "frr", ".conf", _frr_model, _vtysh_judge, _vtysh_missing),
+    # Arista publishes no configuration schema, but its generator (pyavd) has a validated model of the QoS, PFC,
+    # ECN and load-balance blocks: each .cfg's blocks are read back into AVD structured config, validated and
+    # rendered by pyavd, and compared (oracle_eos.py says what is and is not judged).
+    Schema(
+        "pyavd",
+        "arista_eos",
+        ".cfg",
+        lambda _r: oracle_eos.model_label(),
+        _each(lambda text, _model: oracle_eos.errors(text)),
+        oracle_eos.missing,
+    ),
 )
 
 

@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 import nvue_schema
+import oracle_eos
 import oracle_matrix as matrix
 import pytest
 from oracle_matrix import Cell
@@ -116,3 +117,80 @@ def test_releases_come_from_the_record_and_the_oracle() -> None:
     assert nvue[0] is None and "5.6" in nvue and "5.18" in nvue and len(nvue) == len(set(nvue))
     # SONiC has no release gate left (ARS and RDMA-BTH hashing are in no release): only the newest release.
     assert matrix.releases("sonic") == [None]
+
+
+# --- EOS against pyavd ----------------------------------------------------------------------------------------
+
+_EOS_SAND = """qos profile A
+   qos trust dscp
+   !
+   uc-tx-queue 3
+      no priority
+      bandwidth percent 50
+   !
+   priority-flow-control on
+   priority-flow-control priority 3 no-drop
+   priority-flow-control pause watchdog
+!
+load-balance policies
+   load-balance sand profile default
+      fields udp dst-port 4791
+         payload bytes 5-7
+"""
+
+
+@pytest.fixture(scope="module")
+def eos_cfg() -> str:
+    reason = oracle_eos.missing()
+    if reason:
+        pytest.skip(reason)
+    # rail-4su, not the lab: the lab's intent has no PFC watchdog, whose global and per-profile lines are judged
+    cell = Cell("rail-4su.yaml", "arista_eos", None)
+    return next(text for path, text in matrix.cell_documents(cell) if path.endswith(".cfg"))
+
+
+def test_eos_lab_document_is_valid(eos_cfg: str) -> None:
+    assert oracle_eos.errors(eos_cfg) == []
+    assert oracle_eos.errors(_EOS_SAND) == []
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "needle"),
+    [
+        # pyavd's schema: ranges, patterns, enums
+        ("max-mark-probability 100", "max-mark-probability 0", "below the minimum allowed '1'"),
+        ("watchdog default timeout 0.2", "watchdog default timeout 0.200", "does not match the allowed pattern"),
+        ("watchdog action drop", "watchdog action shutdown", "is not among the valid values"),
+        ("qos trust dscp", "qos trust dscp-exp", "is not among the valid values"),
+        # statements AVD has no model of
+        ("priority-flow-control priority 3 no-drop", "priority-flow-control priority 3 lossless", "no AVD model"),
+        ("1500 kbytes max", "1500 mbytes max", "different units"),
+        # AVD renders the same key another way (a number's format)
+        ("bandwidth percent 50", "bandwidth percent 050", "netfab writes, pyavd renders otherwise"),
+        # an interface bound to a profile nobody rendered
+        ("service-profile NETFAB-LOSSLESS", "service-profile NETFAB-NOPE", "no such qos profile"),
+    ],
+)
+def test_eos_refuses_what_pyavd_refuses(eos_cfg: str, before: str, after: str, needle: str) -> None:
+    assert before in eos_cfg
+    problems = oracle_eos.errors(eos_cfg.replace(before, after, 1))
+    assert problems and any(needle in p for p in problems), problems
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "needle"),
+    [
+        ("payload bytes 5-7", "payload bytes 5 to 7", "no AVD model for: fields udp"),
+        (
+            "priority-flow-control pause watchdog\n",
+            "priority-flow-control pause watchdog port action errdisable\n",
+            "is not among the valid values",
+        ),
+        ("fields udp dst-port 4791", "fields udp dst-port 99999", "above the maximum"),
+    ],
+)
+def test_eos_sand_blocks_are_judged(before: str, after: str, needle: str) -> None:
+    if oracle_eos.missing():
+        pytest.skip(oracle_eos.missing())
+    problems = oracle_eos.errors(_EOS_SAND.replace(before, after, 1))
+    assert problems and any(needle in p for p in problems), problems
