@@ -213,8 +213,11 @@ def verdicts(cell: Cell) -> dict[str, Verdict]:
 
 
 def cells(s: Schema) -> list[Cell]:
+    """Every example x release; the pending (scale) examples as sampled cells unless the schema judges them whole
+    (every_example) or NETFAB_ORACLE_INCLUDE_PENDING=1 asks for every device."""
+    full = set(matrix.example_intents(s.every_example))
     return [
-        Cell(example, s.platform, release)
-        for example in matrix.example_intents(s.every_example)
+        Cell(example, s.platform, release, sample=example not in full)
+        for example in matrix.example_intents(every=True)
         for release in matrix.releases(s.platform, s.oracle_releases)
     ]
