@@ -90,6 +90,14 @@ def main() -> int:
     parser.add_argument("--push-max", type=float, default=60.0)
     parser.add_argument("--pull-max", type=float, default=30.0)
     parser.add_argument("--netbox", help="an existing NetBox (token from NETFAB_NETBOX_TOKEN)")
+    parser.add_argument(
+        "--server-pid",
+        type=int,
+        action="append",
+        default=[],
+        help="with --netbox: a pid of that NetBox's processes (gunicorn master, postgres, redis), repeatable, "
+        "so the server's CPU is reported too",
+    )
     parser.add_argument("--intent", type=Path, default=INTENT, help="the fabric to push (default: bench-10k)")
     args = parser.parse_args()
 
@@ -97,6 +105,7 @@ def main() -> int:
     from tests.sot.fabrics import relocated
 
     server = None
+    server_pids: list[int] = list(args.server_pid)
     if args.netbox:
         url, token = args.netbox, token_from_env()
     else:
@@ -105,6 +114,7 @@ def main() -> int:
         began = time.monotonic()
         server = start(workers=args.server_workers)
         url, token = server.url, server.token
+        server_pids = server.pids
         shown = ", ".join(f"{k} {v:.1f}" for k, v in sorted(server.timings.items()))
         print(f"test NetBox up in {time.monotonic() - began:.1f} s ({shown})", flush=True)
     steps = ("push", "second push", "pull")
@@ -123,9 +133,9 @@ def main() -> int:
                 (["sot", "push", *common], ["sot", "push", *common], ["sot", "pull", *common, "--out", str(scratch)]),
                 strict=True,
             ):
-                server_cpu = _tree_cpu(server.pids) if server else 0.0
+                server_cpu = _tree_cpu(server_pids)
                 wall, cpu, report = _cli(cmd, token)
-                server_cpu = _tree_cpu(server.pids) - server_cpu if server else 0.0
+                server_cpu = _tree_cpu(server_pids) - server_cpu
                 walls[step].append(wall)
                 details = report["details"]
                 assert isinstance(details, dict)
@@ -139,7 +149,7 @@ def main() -> int:
                     failed |= bool(report["findings"])
                 parts.append(
                     f"{step} {wall:.1f} s wall, {cpu:.1f} s CPU"
-                    + (f", server {server_cpu:.1f} s CPU" if server else "")
+                    + (f", server {server_cpu:.1f} s CPU" if server_pids else "")
                     + f" ({what}; load {_load()})"
                 )
             print(f"run {run}: " + "; ".join(parts), flush=True)
