@@ -228,7 +228,9 @@ class Pusher:
         if kind.shared:
             return
         for key, record in existing.items():
-            if key not in wants and kind.owned(record):
+            # Another fabric's objects read through a shared pool or prefix are that fabric's, not unplanned here.
+            fabric = (record.get("custom_fields") or {}).get("netfab_fabric")
+            if key not in wants and kind.owned(record) and fabric in (None, "", self.desired.fabric):
                 self.result.unplanned.append((kind.name, key))
 
     def _create(self, kind: Kind, creates: list[tuple[Want, dict[str, Any]]]) -> None:
