@@ -97,7 +97,7 @@ def atomic_write_text(path: Path, text: str, *, mode: int = DEFAULT_MODE, durabl
             raise output_error(path, exc) from None
         raise
     if durable:
-        _fsync_dir(path.parent)
+        fsync_dir(path.parent)
 
 
 def _create(tmp: Path) -> int:
@@ -113,7 +113,7 @@ def _create(tmp: Path) -> int:
         return os.open(tmp, flags, 0o600)
 
 
-def _fsync_dir(directory: Path) -> None:
+def fsync_dir(directory: Path) -> None:
     # The rename lives in the directory; without this a crash can bring back the old name. Some file systems
     # refuse fsync on a directory (EINVAL): the file itself is already on disk, so that is not an error.
     try:

@@ -51,3 +51,22 @@ def test_partial_rebuild_keeps_other_files_and_never_writes_through_links(tmp_pa
     assert (target / "configs/leaf1.conf").read_text() == "ONE"
     assert (target / "configs/leaf2.conf").read_text() == "two"
     assert (target / "configs/leaf1.conf").stat().st_ino != before
+
+
+def test_the_new_tree_is_flushed_to_disk_before_it_is_swapped_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A power loss after the swap must not leave the new tree with files whose data never reached the disk:
+    the filesystem is synced while the tree is still staged, and the directory holding the swap after it."""
+    from netfab.render import writer
+
+    events: list[str] = []
+    real_exchange = writer._exchange
+    monkeypatch.setattr(writer, "_sync_filesystem", lambda d: events.append(f"sync {d.name.startswith('.out.tmp-')}"))
+    monkeypatch.setattr(writer, "_exchange", lambda a, b: events.append("exchange") or real_exchange(a, b))
+    monkeypatch.setattr(writer, "fsync_dir", lambda d: events.append(f"fsync {d == tmp_path}"))
+    for text in ("old", "new"):
+        with AtomicTree(tmp_path / "out") as tree:
+            tree.write("configs/leaf1.cfg", text)
+    assert (tmp_path / "out" / "configs" / "leaf1.cfg").read_text() == "new"
+    assert events == ["sync True", "fsync True", "sync True", "exchange", "fsync True"]
