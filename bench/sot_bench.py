@@ -35,7 +35,7 @@ INTENT = REPO / "tests" / "sot" / "intents" / "bench-10k.yaml"
 
 
 def _tree_cpu(roots: list[int]) -> float:
-    """user+sys seconds of the live processes at and under `roots` (by parent pid)."""
+    """user+sys seconds of the processes at and under `roots` (by parent pid), reaped children included."""
     parent: dict[int, int] = {}
     ticks: dict[int, int] = {}
     for entry in os.listdir("/proc"):
@@ -47,7 +47,9 @@ def _tree_cpu(roots: list[int]) -> float:
             continue
         fields = stat.rsplit(")", 1)[1].split()
         parent[int(entry)] = int(fields[1])
-        ticks[int(entry)] = int(fields[11]) + int(fields[12])
+        # utime + stime, and cutime + cstime: the children it has reaped (PostgreSQL's backends exit with
+        # their connection), whose CPU would otherwise vanish from the tree between two readings.
+        ticks[int(entry)] = sum(int(f) for f in fields[11:15])
     wanted = set(roots)
     grew = True
     while grew:
