@@ -216,17 +216,8 @@ def _paths(stmts: list[Stmt], prefix: tuple[str, ...] = ()) -> list[tuple[str, .
     return found
 
 
-_VERDICTS: dict[tuple[str, frozenset[str]], list[str]] = {}
-
-
+@cache  # the verdict is a pure function of the extract: one pyavd run per distinct one (module docstring)
 def judge_extract(extract_text: str, bound: frozenset[str]) -> list[str]:
-    key = (extract_text, bound)
-    if key not in _VERDICTS:
-        _VERDICTS[key] = _judge(extract_text, bound)
-    return _VERDICTS[key]
-
-
-def _judge(extract_text: str, bound: frozenset[str]) -> list[str]:
     from pyavd import get_device_config, validate_structured_config
 
     config, problems = structured_config(extract_text)
@@ -250,7 +241,7 @@ def _judge(extract_text: str, bound: frozenset[str]) -> list[str]:
 
 
 def errors(text: str) -> list[str]:
-    return judge_extract(*extract(text))
+    return list(judge_extract(*extract(text)))
 
 
 def not_judged(text: str) -> list[str]:
