@@ -149,8 +149,8 @@ def _wait_sessions(prefix: str, timeout: float = 30.0) -> None:
         time.sleep(0.5)
 
 
-def _reinstall_ecmp(prefix: str) -> None:
-    """Give every switch back its full ECMP groups after a link came back.
+def _reinstall_ecmp(prefix: str, switches: set[str]) -> None:
+    """Give these switches back their full ECMP groups after a link came back.
 
     Measured with this lab's FRR 8.4 (Debian): when a link goes down the kernel drops that next hop from
     zebra's nexthop group, and when it comes back zebra keeps using the group id it believes intact, so a
@@ -158,12 +158,43 @@ def _reinstall_ecmp(prefix: str) -> None:
     group objects makes zebra create them afresh, and a BGP reset reinstalls the routes on them.
     """
     state = load_state(prefix)
-    for rec in state.switches.values():
+    for name in sorted(switches):
+        rec = state.switches[name]
         shown = run(["ip", "-n", rec.namespace, "nexthop", "show"], check=False).stdout
         for line in shown.splitlines():
             if " group " in line:
                 run(["ip", "-n", rec.namespace, "nexthop", "del", "id", line.split()[1]], check=False)
         vtysh(state.layout, rec.name, "-c", "clear bgp *")
+
+
+RESTORE_ATTEMPTS = 4
+
+
+def _restore_fabric(prefix: str, label: str) -> None:
+    """Every session and every ECMP group back, and still so a moment later.
+
+    One reinstall is not always enough: a CI run saw leaf3 keep 1 of 2 next hops for 60 s after it, the
+    BGP reset's own session flap having caught zebra in the same state again. So the switches still short
+    are reinstalled again, and the fabric counts as restored only when a second look, after SETTLE_S,
+    agrees with the first (wait_ready stops polling a switch once it passed, so a relapse during the
+    reset would otherwise go unseen and skew the next scenario).
+    """
+    _wait_sessions(prefix)
+    state = load_state(prefix)
+    short = set(state.switches)
+    missing: list[str] = []
+    for _ in range(RESTORE_ATTEMPTS):
+        _reinstall_ecmp(prefix, short)
+        missing, _ = wait_ready(state, 30.0)
+        if not missing:
+            time.sleep(SETTLE_S)
+            missing, _ = wait_ready(state, 0.0)
+            if not missing:
+                return
+        short = {m.split(":", 1)[0] for m in missing if "ECMP next hops" in m}
+        if len(short) < len({m.split(":", 1)[0] for m in missing}):
+            break  # a session is missing too: not the FRR 8.4 group trap, so no reinstall will mend it
+    raise AssertionError(f"after {label}: {missing}")
 
 
 def _wait_rerouted(prefix: str, timeout: float = 30.0) -> None:
@@ -203,10 +234,7 @@ def _median_step(prefix: str, scenario: LabScenario | None) -> float:
     finally:
         if down:
             _set_links(prefix, down, "up")
-            _wait_sessions(prefix)
-            _reinstall_ecmp(prefix)
-            missing, _ = wait_ready(load_state(prefix), 60.0)
-            assert not missing, f"after {scenario}: {missing}"
+            _restore_fabric(prefix, str(scenario))
     times = [s.step_time_s for s in result.steps]
     assert all(t != float("inf") for t in times), f"{scenario}: a flow did not complete"
     return statistics.median(times)
