@@ -47,17 +47,26 @@ def _version(dist: str) -> str:
         return "absent"
 
 
-def inputs_digest(intent_files: Iterable[Path], options: str, platforms_path: str = "") -> str:
-    """One digest over `options` (what the caller's answer also depends on) and everything in the module doc;
-    `platforms_path` is NETFAB_PLATFORMS_PATH's value (os.pathsep-separated record folders)."""
+def code_digest(platforms_path: str = "") -> str:
+    """One digest over everything in the module doc but the intent: what turns a plan into files (netfab's code
+    and data, the templates, the added platform records, the library versions). `platforms_path` is
+    NETFAB_PLATFORMS_PATH's value (os.pathsep-separated record folders)."""
     h = hashlib.blake2b(digest_size=20)
-    h.update(f"{options}\0".encode())
     h.update(f"python {py_platform.python_version()} jinja2 {_version('jinja2')} pyyaml {_version('PyYAML')}".encode())
-    for path in intent_files:
-        h.update(f"\0intent {path.name}\0".encode())
-        h.update(path.read_bytes())
     _add_tree(h, "netfab", _PACKAGE)
     _add_tree(h, "templates", templates_dir())
     for i, extra in enumerate(p for p in platforms_path.split(os.pathsep) if p):
         _add_tree(h, f"platforms-path {i}", Path(extra))
+    return h.hexdigest()
+
+
+def inputs_digest(intent_files: Iterable[Path], options: str, platforms_path: str = "") -> str:
+    """One digest over `options` (what the caller's answer also depends on), the intent files' bytes and
+    code_digest(platforms_path)."""
+    h = hashlib.blake2b(digest_size=20)
+    h.update(f"{options}\0".encode())
+    for path in intent_files:
+        h.update(f"\0intent {path.name}\0".encode())
+        h.update(path.read_bytes())
+    h.update(f"\0code {code_digest(platforms_path)}".encode())
     return h.hexdigest()

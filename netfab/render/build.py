@@ -10,15 +10,26 @@ import gc
 import multiprocessing
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
 from pathlib import Path
 
+from netfab.core.digest import code_digest
 from netfab.core.events import Advance
 from netfab.core.fs import OutputError, output_error
 from netfab.design.plan import DevicePlan, FabricPlan, HostEnv, ServerPlan
+from netfab.platforms import ENV_PATH
 from netfab.render.cabling import cabling_csv
-from netfab.render.device import render_device, render_host_env, render_server
+from netfab.render.device import (
+    device_context,
+    device_outputs,
+    render_device,
+    render_host_env,
+    render_server,
+    server_context,
+    server_output,
+)
+from netfab.render.inputs import RenderInputs
 from netfab.render.inventory import inventory_files
 from netfab.render.manifest import MANIFEST, FileRecord, Manifest, digest_bytes, read_manifest
 from netfab.render.writer import AtomicTree, safe_relpath
@@ -34,6 +45,8 @@ class BuildResult:
     files: int = 0
     written: list[str] = field(default_factory=list)
     """Files whose bytes (or inode) are new in this build; every other file is the previous build's inode."""
+    reused: int = 0
+    """Files not rendered at all: rendered by the previous build from the very inputs this one has."""
     explained: dict[str, object] = field(default_factory=dict)
     previous: Manifest | None = None
     manifest: Manifest | None = None
@@ -89,9 +102,9 @@ def _render_slice(bounds: tuple[int, int, int, int]) -> _SliceResult:
     gc.disable()
     try:
         for dev in devices[d0:d1]:
-            tree.write_all(render_device(dev))
+            tree.switch(dev)
         for server in servers[s0:s1]:
-            tree.write_all(render_server(server, plan))
+            tree.server(server, plan)
     finally:
         gc.enable()
         gc.collect()
@@ -108,23 +121,28 @@ class _SliceResult:
     records: dict[str, FileRecord]
     written: list[str]
     explained: dict[str, object]
+    reused: int
 
 
 class _StagingWriter:
     """Writes one build's files into the staging tree, keeping the previous tree's inode for every file whose
     bytes did not change (a hard link), so an unchanged file is never rewritten and a rebuild writes only what
-    changed. Rendered text is compared by digest against the previous manifest, and the previous file is
-    trusted only while its inode, size and mtime are what that manifest recorded."""
+    changed. A switch or server whose input digest (netfab.render.inputs) is the one the previous manifest
+    recorded with its files is not rendered at all; any other is rendered and its text compared by digest
+    against the previous manifest. The previous file is trusted only while its inode, size and mtime are what
+    that manifest recorded."""
 
     def __init__(
         self,
         staging: Path,
+        inputs: RenderInputs,
         seeded: bool = False,
         previous: Manifest | None = None,
         previous_root: Path | None = None,
         explain: Explain | None = None,
     ) -> None:
         self.staging = staging
+        self.inputs = inputs
         self.seeded = seeded
         self.previous = previous
         self.previous_root = previous_root
@@ -133,18 +151,55 @@ class _StagingWriter:
         self.records: dict[str, FileRecord] = {}
         self.written: list[str] = []
         self.explained: dict[str, object] = {}
+        self.reused = 0
 
     def fresh(self) -> _StagingWriter:
-        return _StagingWriter(self.staging, self.seeded, self.previous, self.previous_root, self.explain)
+        return _StagingWriter(self.staging, self.inputs, self.seeded, self.previous, self.previous_root, self.explain)
 
     def result(self) -> _SliceResult:
-        return _SliceResult(self.records, self.written, self.explained)
+        return _SliceResult(self.records, self.written, self.explained, self.reused)
+
+    def switch(self, dev: DevicePlan) -> None:
+        context = device_context(dev)
+        inputs = self.inputs.device(dev, context)
+        if not self._reuse([path for path, _ in device_outputs(dev)], inputs):
+            self.write_all(render_device(dev, context), inputs)
+
+    def server(self, server: ServerPlan, plan: FabricPlan) -> None:
+        context = server_context(server, plan)
+        inputs = self.inputs.server(server, context)
+        if not self._reuse([server_output(server)], inputs):
+            self.write_all(render_server(server, plan, context), inputs)
+
+    def _reuse(self, paths: list[str], inputs: str | None) -> bool:
+        """Take every one of `paths` from the previous tree, unrendered, when the previous build rendered them
+        from exactly `inputs` and each is still on disk as it wrote it; else take none."""
+        if inputs is None or self.previous is None or self.previous_root is None:
+            return False
+        kept: list[tuple[str, FileRecord]] = []
+        for path in paths:
+            key = str(safe_relpath(path))
+            record = self._previous(key, lambda r: r.inputs == inputs)
+            if record is None:
+                return False
+            kept.append((key, record))
+        for key, record in kept:
+            if not self.seeded:  # a seeded tree already holds this very inode
+                os.link(self.previous_root / key, self.staging / key)
+            self.records[key] = record
+        self.count += len(kept)
+        self.reused += len(kept)
+        return True
 
     def _unchanged(self, rel: str, digest: str) -> FileRecord | None:
+        return self._previous(rel, lambda r: r.digest == digest)
+
+    def _previous(self, rel: str, wanted: Callable[[FileRecord], bool]) -> FileRecord | None:
+        """The previous manifest's record of `rel` when it is `wanted` and the file is on disk as recorded."""
         if self.previous is None or self.previous_root is None:
             return None
         record = self.previous.files.get(rel)
-        if record is None or record.digest != digest:
+        if record is None or not wanted(record):
             return None
         try:
             st = os.stat(self.previous_root / rel)
@@ -152,7 +207,8 @@ class _StagingWriter:
             return None
         return record if record.matches(st) else None
 
-    def write_all(self, files: dict[str, str]) -> None:
+    def write_all(self, files: dict[str, str], inputs: str | None = None) -> None:
+        """Write `files`, rendered from `inputs` (their input digest, recorded with each; None: not known)."""
         for relpath, text in files.items():
             rel = safe_relpath(relpath)
             key = str(rel)
@@ -166,7 +222,7 @@ class _StagingWriter:
                 if not self.seeded:  # a seeded tree already holds this very inode
                     assert self.previous_root is not None
                     os.link(self.previous_root / key, path)
-                self.records[key] = kept
+                self.records[key] = kept if kept.inputs == inputs else replace(kept, inputs=inputs)
                 continue
             if self.seeded:
                 # A seeded tree shares inodes with the previous build (hard links): replace, never write through.
@@ -175,7 +231,7 @@ class _StagingWriter:
                 fh.write(data)
                 fh.flush()  # the stat must see the bytes, not what Python's buffer still holds
                 st = os.fstat(fh.fileno())
-            self.records[key] = FileRecord(digest, st.st_size, st.st_mtime_ns, st.st_ino)
+            self.records[key] = FileRecord(digest, st.st_size, st.st_mtime_ns, st.st_ino, inputs)
             self.written.append(key)
             if self.explain is not None and self.previous is not None and key in self.previous.files:
                 assert self.previous_root is not None
@@ -214,7 +270,8 @@ def build(
         (tree.staging / "configs").mkdir(exist_ok=True)
         (tree.staging / "hosts").mkdir(exist_ok=True)
         (tree.staging / "inventory").mkdir(exist_ok=True)
-        writer = _StagingWriter(tree.staging, selection.partial, previous, tree.target, explain)
+        inputs_of = RenderInputs(code_digest(os.environ.get(ENV_PATH, "")))
+        writer = _StagingWriter(tree.staging, inputs_of, selection.partial, previous, tree.target, explain)
         try:
             host_env = plan.host_env if selection.platform in (None, "host") else []
             slices = _render_all(plan, devices, servers, writer, workers, progress, host_env)
@@ -231,6 +288,7 @@ def build(
             records.update(part.records)
             result.written.extend(part.written)
             result.explained.update(part.explained)
+            result.reused += part.reused
         result.files = sum(len(part.records) for part in slices)
         manifest = Manifest(None if selection.partial else inputs, records)
         result.manifest = manifest
@@ -254,11 +312,11 @@ def _render_all(
     if total < _PARALLEL_THRESHOLD or workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
         writer.write_all(_fabric_files(plan))
         for dev in devices:
-            writer.write_all(render_device(dev))
+            writer.switch(dev)
             if progress:
                 progress(1)
         for server in servers:
-            writer.write_all(render_server(server, plan))
+            writer.server(server, plan)
             if progress:
                 progress(1)
         return [writer.result()]

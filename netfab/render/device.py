@@ -9,30 +9,52 @@ from netfab.render.environment import environment, release_data
 from netfab.render.guards import refuse_shared_queues
 
 
-def render_device(device: DevicePlan) -> dict[str, str]:
-    """Return {relative output path: text} for one switch, e.g. {'configs/leaf1.conf': '...'}."""
-    refuse_shared_queues(device)
-    env = environment()
+def device_context(device: DevicePlan) -> dict[str, object]:
+    """Everything a switch's templates are given: the device's plan and its platform record's data at its
+    release. Templates read nothing else (StrictUndefined), which is what lets the build digest this very
+    object to know whether the device's files can change (netfab.render.inputs)."""
     spec = platform_spec(device.platform)
-    context = {
+    return {
         "dev": device,
         "data": release_data(device.platform, device.os_version),
         "caps": capabilities_for(device.platform, device.os_version),
         "naming": spec.naming,
         "hardware": spec.hardware,
     }
-    out: dict[str, str] = {}
-    for output in spec.outputs:
-        template = env.get_template(f"{device.platform}/{output.template}")
-        out["configs/" + output.file.format(name=device.name)] = template.render(context)
-    return out
 
 
-def render_server(server: ServerPlan, plan: FabricPlan) -> dict[str, str]:
-    """The GPU server's NIC script (mlnx_qos trust/PFC, DCQCN, CNP, addresses)."""
+def device_outputs(device: DevicePlan) -> list[tuple[str, str]]:
+    """(relative output path, template) of each file of one switch, e.g. ('configs/leaf1.conf', 'eos/...')."""
+    return [
+        ("configs/" + output.file.format(name=device.name), f"{device.platform}/{output.template}")
+        for output in platform_spec(device.platform).outputs
+    ]
+
+
+def render_device(device: DevicePlan, context: dict[str, object] | None = None) -> dict[str, str]:
+    """Return {relative output path: text} for one switch, e.g. {'configs/leaf1.conf': '...'}; `context` is
+    device_context(device) when the caller already made it."""
+    refuse_shared_queues(device)
     env = environment()
-    template = env.get_template("host/nic.sh.j2")
-    return {f"hosts/{server.name}.sh": template.render(server=server, nic=server.congestion, fabric=plan.name)}
+    if context is None:
+        context = device_context(device)
+    return {path: env.get_template(template).render(context) for path, template in device_outputs(device)}
+
+
+def server_context(server: ServerPlan, plan: FabricPlan) -> dict[str, object]:
+    """Everything a GPU server's NIC script template is given."""
+    return {"server": server, "nic": server.congestion, "fabric": plan.name}
+
+
+def server_output(server: ServerPlan) -> str:
+    return f"hosts/{server.name}.sh"
+
+
+def render_server(server: ServerPlan, plan: FabricPlan, context: dict[str, object] | None = None) -> dict[str, str]:
+    """The GPU server's NIC script (mlnx_qos trust/PFC, DCQCN, CNP, addresses); `context` is
+    server_context(server, plan) when the caller already made it."""
+    template = environment().get_template("host/nic.sh.j2")
+    return {server_output(server): template.render(context or server_context(server, plan))}
 
 
 def render_host_env(env: HostEnv, plan: FabricPlan) -> dict[str, str]:

@@ -7,14 +7,16 @@
   the shared templates/ folder, the platform records added through NETFAB_PLATFORMS_PATH, the versions of
   Python, Jinja2 and PyYAML (their output is part of the files), and the build's options. Only a full build
   records it (a ``--platform``/``--limit`` build records ``null``: its tree is not a function of one input);
-- ``files``: per file, the blake2b digest of its bytes, its size, and the mtime and inode it had when netfab
-  wrote it.
+- ``files``: per file, the blake2b digest of its bytes, its size, the mtime and inode it had when netfab
+  wrote it, and for a switch config or a server's NIC script the digest of what it was rendered from
+  (netfab.render.inputs: the template context, the platform record, netfab's code and templates).
 
 A rebuild whose inputs digest matches, over a tree whose every file still has the size, mtime and inode the
 manifest recorded (a hand edit, a deleted file or a replaced one changes them), writes nothing and renders
-nothing: that is the whole cache. Any other rebuild renders everything and rewrites only the files whose
-digest changed; unchanged files are hard links to the previous tree's inodes, so the new tree is still swapped
-in whole. Nothing outside the tree is cached.
+nothing. Any other rebuild renders only the switches and servers whose input digest differs from the one
+recorded with their files (or whose files are not on disk as recorded), and rewrites only the files whose bytes
+changed; every other file is a hard link to the previous tree's inode, so the new tree is still swapped in whole.
+Nothing outside the tree is cached.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from netfab.core import digest
 
@@ -38,6 +41,8 @@ class FileRecord:
     size: int
     mtime_ns: int
     inode: int
+    inputs: str | None = None
+    """The digest of what the file was rendered from (netfab.render.inputs), when it has one."""
 
     def matches(self, st: os.stat_result) -> bool:
         """The file on disk is still the one netfab wrote (same inode, size and mtime)."""
@@ -50,7 +55,7 @@ class Manifest:
     files: dict[str, FileRecord] = field(default_factory=dict)
 
     def to_json(self) -> str:
-        files = {rel: [r.digest, r.size, r.mtime_ns, r.inode] for rel, r in sorted(self.files.items())}
+        files = {rel: _row(r) for rel, r in sorted(self.files.items())}
         return json.dumps({"format": FORMAT, "inputs": self.inputs, "files": files}, separators=(",", ":")) + "\n"
 
     def intact(self, root: Path) -> bool:
@@ -71,11 +76,22 @@ def read_manifest(root: Path) -> Manifest | None:
         data = json.loads((root / MANIFEST).read_text(encoding="utf-8"))
         if data.get("format") != FORMAT:
             return None
-        files = {rel: FileRecord(str(v[0]), int(v[1]), int(v[2]), int(v[3])) for rel, v in data["files"].items()}
+        files = {rel: _record(v) for rel, v in data["files"].items()}
         inputs = data.get("inputs")
         return Manifest(inputs if isinstance(inputs, str) else None, files)
     except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
         return None
+
+
+def _row(r: FileRecord) -> list[object]:
+    # A file without an input digest keeps the four-field row, which older netfab reads the same way.
+    row: list[object] = [r.digest, r.size, r.mtime_ns, r.inode]
+    return row if r.inputs is None else [*row, r.inputs]
+
+
+def _record(v: Any) -> FileRecord:
+    inputs = v[4] if len(v) > 4 else None
+    return FileRecord(str(v[0]), int(v[1]), int(v[2]), int(v[3]), inputs if isinstance(inputs, str) else None)
 
 
 def digest_bytes(data: bytes) -> str:

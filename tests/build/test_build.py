@@ -64,13 +64,15 @@ def test_a_render_failure_keeps_the_previous_build(tmp_path: Path, monkeypatch: 
     calls = {"n": 0}
     real = build_module.render_device
 
-    def failing(dev):  # type: ignore[no-untyped-def]
+    def failing(dev, context=None):  # type: ignore[no-untyped-def]
         calls["n"] += 1
         if calls["n"] == 3:
             raise RuntimeError("template blew up half-way")
-        return real(dev)
+        return real(dev, context)
 
     monkeypatch.setattr(build_module, "render_device", failing)
+    for dev in plan.devices.values():  # a changed input, so the rebuild renders every switch again
+        dev.hash_seed += 1
     with pytest.raises(RuntimeError):
         build(plan, tmp_path)
     assert tree_digest(tmp_path / "lab") == before

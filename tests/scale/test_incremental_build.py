@@ -116,11 +116,11 @@ def _killed_build(plan_path: str, out: str) -> None:
     plan = load_plan([Path(plan_path)]).plan
     real, calls = build_module.render_device, {"n": 0}
 
-    def dying(dev):  # type: ignore[no-untyped-def]
+    def dying(dev, context=None):  # type: ignore[no-untyped-def]
         calls["n"] += 1
         if calls["n"] == 20:
             os.kill(os.getpid(), signal.SIGKILL)
-        return real(dev)
+        return real(dev, context)
 
     build_module.render_device = dying  # type: ignore[assignment]
     build_module.build(plan, Path(out), workers=1)
