@@ -18,9 +18,13 @@ Output directories, one per verb and fabric, side by side under the output root,
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import errno
+import functools
 import os
+import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 DEFAULT_MODE = 0o644
@@ -123,6 +127,30 @@ def fsync_dir(directory: Path) -> None:
     try:
         with contextlib.suppress(OSError):
             os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+@functools.cache
+def _syncfs() -> Callable[[int], int] | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    func: Callable[[int], int] | None = getattr(ctypes.CDLL(None, use_errno=True), "syncfs", None)
+    return func
+
+
+def sync_filesystem(directory: Path) -> None:
+    """Make every write finished so far on the filesystem holding `directory` durable: one syncfs(2) (Linux),
+    sync(2) elsewhere. One call covers any number of files, data and renames alike (a group commit: N
+    writers share one flush instead of two fsyncs each). Raises OSError when the flush reports an error."""
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        syncfs = _syncfs()
+        if syncfs is None:
+            os.sync()
+        elif syncfs(fd) != 0:
+            err = ctypes.get_errno()
+            raise OSError(err, os.strerror(err), str(directory))
     finally:
         os.close(fd)
 

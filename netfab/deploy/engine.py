@@ -178,6 +178,9 @@ class Deployer:
     def _commit(self, task: Task) -> Result:
         name = task.host.name
         conn = _conn(task)
+        # The backup a rollback would push must survive a host crash before anything changes (after the
+        # wave's sync_backups() this returns at once; it guards the order per device, whatever the stages).
+        self.journal.durable_backup(name)
         self.journal.device_state(name, "committing")
         try:
             conn.commit_config(revert_in=self.confirm_timeout_s)
@@ -306,6 +309,8 @@ class Deployer:
         if self.dry_run:
             outcome.failed.update(failures)
             return not failures
+        # One sync makes the whole wave's backups durable before its first commit (a group commit).
+        self.journal.sync_backups()
         if len(failures) > wave.failure_budget:
             # Nothing was committed in this wave yet. Discard the loaded candidates now: closing an EOS
             # session aborts it, but a Junos candidate would stay in the shared candidate database.

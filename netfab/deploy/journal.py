@@ -4,10 +4,16 @@ runs/<fabric>/<run-id>/run.json holds the run and wave states; devices/<name>/ h
 intended.conf, after.conf, diff.txt and checks.json. Every file write is atomic and every text is
 redacted first, so a crash leaves a readable journal and no secret ever reaches the disk.
 
-Device files are written by one background writer thread (device threads only queue them: doing the
-file syscalls in 100 device threads made them queue for the GIL, ~10 % of a 2,000-device wave); save(),
-which the engine calls at every stage boundary, waits for them, so a device's backup is on disk before
-any commit of the next stage. A device's state change is appended at once to states.jsonl (one O_APPEND
+Device files are written by background writer threads (device threads only queue them: doing the file
+syscalls in 100 device threads made them queue for the GIL, ~10 % of a 2,000-device wave), backups
+(before.*) first. A backup must survive a host crash before its device is changed, because a rollback after
+one pushes it: the engine calls sync_backups() between the prepare and the commit stage, and
+durable_backup(device) right before each commit. Both are a group commit: the backups are written without
+fsync, and one syncfs of the journal's filesystem makes every backup written before it durable (one flush
+per stage instead of four fsyncs per device, which serialised a 10,000-device wave on the writer). The
+other device files (intended.conf, diff.txt, after.conf, checks.json) are never synced: a rollback does not
+read them, and each is derived again from the build or the device; flush() waits for them (at the end of
+run() and before any read). A device's state change is appended at once to states.jsonl (one O_APPEND
 write, O(1)); run.json is rewritten when the engine finishes a stage and at the end, and load_run()
 replays states.jsonl over it (a torn last line is ignored), so a killed run still reads back each
 device's last state. (Rewriting run.json per state change cost ~40 ms per change at 2,000 devices, i.e.
@@ -40,7 +46,7 @@ from pathlib import Path
 from typing import Any, Literal, get_args
 
 from netfab.core.events import DeployEvent, EventKind, Listener
-from netfab.core.fs import atomic_write_text
+from netfab.core.fs import atomic_write_text, sync_filesystem
 from netfab.core.redact import redact
 from netfab.render.writer import safe_relpath
 
@@ -64,6 +70,11 @@ LIVE_RUN_STATES = {"running", "rolling_back"}
 """A run in one of these whose process is gone was interrupted (killed, crashed, host lost)."""
 FINAL_DEVICE_STATES = {"in_sync", "confirmed", "rolled_back"}
 KILL_HOOK_ENV = "NETFAB_TEST_KILL_AT"
+WRITERS = 2
+"""Writer threads. Each file costs ~10 syscalls, and a thread re-takes the GIL after each: a second thread
+runs while the first is in the kernel (docs/scale.md, "deploy, 2 Dec 2026")."""
+BACKUP_PREFIX = "before."
+"""Device files named before.* are the backup a rollback pushes: written first, made durable before a commit."""
 
 
 def new_run_id() -> str:
@@ -135,11 +146,7 @@ class Journal:
         """Gets a DEVICE_STATE event after every device state change (the CLI's progress bar hangs off it)."""
         self._lock = threading.Lock()
         self._states_fd: int | None = None
-        self._folders: set[Path] = set()
-        self._writes: queue.Queue[tuple[Path, str]] = queue.Queue()
-        self._writer: threading.Thread | None = None
-        self._writer_lock = threading.Lock()
-        self._write_error: BaseException | None = None
+        self._init_writers()
         try:
             self.dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -150,10 +157,27 @@ class Journal:
         """Mask this run's secrets and secret-bearing config values (for anything shown or stored)."""
         return redact(text, self._secrets)
 
+    def _init_writers(self) -> None:
+        self._folders: set[Path] = set()
+        self._writes: queue.PriorityQueue[tuple[int, int, str, Path, str]] = queue.PriorityQueue()
+        self._queued = 0
+        self._writers = 0
+        self._write_error: BaseException | None = None
+        # Backup bookkeeping, all under _durable: how many backup files each device still has queued, the
+        # write count at which its last one was on disk, how many backup writes are done, and how many of
+        # those the last sync covered.
+        self._durable = threading.Condition()
+        self._backups_pending: dict[str, int] = {}
+        self._backup_mark: dict[str, int] = {}
+        self._backup_failed: dict[str, BaseException] = {}
+        self._backups_written = 0
+        self._backups_synced = 0
+        self._syncing = False
+
     # --- writing -------------------------------------------------------------------------------------
     def save(self) -> None:
-        """Wait for the queued device files, then rewrite run.json."""
-        self.flush()
+        """Rewrite run.json (a device file that failed to write raises here: disk full...)."""
+        self._raise_write_error()
         # Snapshot and write under one lock: device threads save concurrently, and an older snapshot
         # must never replace a newer run.json.
         with self._lock:
@@ -166,46 +190,115 @@ class Journal:
                 raise JournalError(f"cannot write the run journal in {self.dir}: {exc}") from exc
 
     def device_file(self, device: str, name: str, text: str) -> None:
-        """Queue a device file for the writer thread; on disk (redacted, atomically) by the next flush()."""
-        with self._writer_lock:  # a writer that is about to exit idle checks the queue under this lock
-            self._writes.put((self.dir / "devices" / safe_relpath(device).name / name, text))
-            if self._writer is None:
-                self._writer = threading.Thread(target=self._write_queued, name="netfab-journal", daemon=True)
-                self._writer.start()
+        """Queue a device file for the writer threads; on disk (redacted, atomically) by the next flush().
+        A backup (before.*) goes ahead of every other file and is durable once durable_backup() returns."""
+        backup = name.startswith(BACKUP_PREFIX)
+        with self._durable:  # a writer that is about to exit idle checks the queue under this lock
+            if backup:
+                self._backups_pending[device] = self._backups_pending.get(device, 0) + 1
+            self._queued += 1
+            self._writes.put((0 if backup else 1, self._queued, device, self._device_dir(device) / name, text))
+            if self._writers < WRITERS:
+                self._writers += 1
+                threading.Thread(target=self._write_queued, name="netfab-journal", daemon=True).start()
+
+    def _device_dir(self, device: str) -> Path:
+        return self.dir / "devices" / safe_relpath(device).name
 
     def flush(self) -> None:
         """Block until every queued device file is written; a failed write raises here (disk full...)."""
         self._writes.join()
+        self._raise_write_error()
+
+    def _raise_write_error(self) -> None:
         if self._write_error is not None:
             error, self._write_error = self._write_error, None
             raise JournalError(f"cannot write the run journal in {self.dir}: {error}") from error
 
+    def sync_backups(self) -> None:
+        """Block until every backup queued so far is written and durable (one sync for all of them)."""
+        with self._durable:
+            while any(self._backups_pending.values()):
+                self._durable.wait()
+            if self._backup_failed:
+                self._backup_error(*next(iter(self._backup_failed.items())))
+            mark = self._backups_written
+        self._sync_to(mark)
+
+    def durable_backup(self, device: str) -> None:
+        """Block until `device`'s backup is written and durable; JournalError if it cannot be. Call it right
+        before the device is changed: after sync_backups() it returns at once."""
+        with self._durable:
+            while self._backups_pending.get(device):
+                self._durable.wait()
+            if device in self._backup_failed:
+                self._backup_error(device, self._backup_failed[device])
+            mark = self._backup_mark.get(device, 0)
+        self._sync_to(mark)
+
+    def _backup_error(self, device: str, error: BaseException) -> None:
+        raise JournalError(f"cannot write the backup of {device} in {self.dir}: {error}") from error
+
+    def _sync_to(self, mark: int) -> None:
+        """Make the first `mark` backup writes durable. Callers that arrive while a sync runs wait for it and
+        share the next one (group commit): one syncfs serves every device waiting."""
+        with self._durable:
+            while True:
+                self._raise_write_error()
+                if self._backups_synced >= mark:
+                    return
+                if self._syncing:
+                    self._durable.wait()
+                    continue
+                self._syncing, covered = True, self._backups_written
+                self._durable.release()
+                try:
+                    sync_filesystem(self.dir)
+                except OSError as exc:
+                    self._write_error = self._write_error or exc
+                finally:
+                    self._durable.acquire()
+                    self._syncing = False
+                    if self._write_error is None:
+                        self._backups_synced = max(self._backups_synced, covered)
+                    self._durable.notify_all()
+
     def _write_queued(self) -> None:
         while True:
             try:
-                path, text = self._writes.get(timeout=0.5)
+                _, _, device, path, text = self._writes.get(timeout=0.5)
             except queue.Empty:
-                with self._writer_lock:
+                with self._durable:
                     if self._writes.empty():  # nothing can be queued while we hold the lock: exit idle
-                        self._writer = None
+                        self._writers -= 1
                         return
                 continue
+            backup = path.name.startswith(BACKUP_PREFIX)
             try:
                 if path.parent not in self._folders:
                     path.parent.mkdir(parents=True, exist_ok=True)
                     self._folders.add(path.parent)
                 stored = redact(text, self._secrets)
-                # The backup is what a rollback pushes after a host crash: fsynced. The other device files can be
-                # derived again, and an fsync each (~3 ms) would dominate a 2,000-device wave's writer thread.
-                atomic_write_text(path, stored, durable=path.name == "before.conf")
+                # Never fsynced here: a backup is made durable by the sync the engine waits for before a
+                # commit (durable_backup), the other files need not survive a host crash (module doc).
+                atomic_write_text(path, stored, durable=False)
                 # The checksum is written after the file: a crash between the two leaves a mismatch (refused),
                 # never a wrong file that passes.
                 data = stored.encode("utf-8")
                 side = path.with_name(path.name + ".sha256")
-                atomic_write_text(side, f"{checksum(data)} {len(data)}\n", durable=path.name == "before.conf")
+                atomic_write_text(side, f"{checksum(data)} {len(data)}\n", durable=False)
             except BaseException as exc:
-                self._write_error = self._write_error or exc
+                with self._durable:
+                    self._write_error = self._write_error or exc
+                    if backup:  # kept apart: this device must never pass durable_backup()
+                        self._backup_failed.setdefault(device, exc)
             finally:
+                if backup:
+                    with self._durable:
+                        self._backups_written += 1
+                        self._backups_pending[device] -= 1
+                        self._backup_mark[device] = self._backups_written
+                        self._durable.notify_all()
                 self._writes.task_done()
 
     def device_state(self, device: str, state: DeviceState, error: str = "") -> None:
@@ -359,11 +452,7 @@ def load_run(root: Path, fabric: str, run_id: str) -> Journal:
     journal.listener = None
     journal._lock = threading.Lock()
     journal._states_fd = None
-    journal._folders = set()
-    journal._writes = queue.Queue()
-    journal._writer = None
-    journal._writer_lock = threading.Lock()
-    journal._write_error = None
+    journal._init_writers()
     return journal
 
 

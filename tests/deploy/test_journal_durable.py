@@ -1,0 +1,114 @@
+"""A device's backup is durable before that device is changed (issue 11), with the group commit.
+
+The journal writes backups without fsync and makes them durable with one filesystem sync per batch. These
+tests record, for every sync, which backups (with their checksums) were complete on disk when it ran, and
+for every commit whether a sync that covered the device's backup had already returned. Removing the sync
+before the commit stage, or the per-device wait in the commit task, fails them.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from netfab.deploy import journal as journal_mod
+from netfab.deploy.journal import DeviceRecord, Journal, JournalError, RunRecord
+from tests.deploy.test_engine_flow import DEVICES, FakeDriver, Rig, rig, two_waves  # noqa: F401
+
+_ORDER = threading.Lock()
+
+
+def _backed_up(run_dir: Path) -> set[str]:
+    """Devices whose before.conf and its checksum file are both complete on disk now."""
+    return {p.parent.name for p in run_dir.glob("devices/*/before.conf.sha256") if (p.parent / "before.conf").is_file()}
+
+
+@pytest.fixture
+def syncs(monkeypatch: pytest.MonkeyPatch) -> list[set[str]]:
+    """Each sync_filesystem call, as the set of devices whose backup it covered (stands in for syncfs)."""
+    done: list[set[str]] = []
+
+    def fake_sync(directory: Path) -> None:
+        covered = _backed_up(directory)
+        time.sleep(0.01)  # a real flush takes time: devices arriving meanwhile must wait for the next one
+        with _ORDER:
+            done.append(covered)
+
+    monkeypatch.setattr(journal_mod, "sync_filesystem", fake_sync)
+    return done
+
+
+def test_every_commit_comes_after_a_sync_that_covered_its_backup(
+    rig: Rig,  # noqa: F811
+    syncs: list[set[str]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    durable_at_commit: dict[str, bool] = {}
+    real_commit = FakeDriver.commit_config
+
+    def commit(self: FakeDriver, message: str = "", revert_in: int | None = None) -> None:
+        with _ORDER:
+            durable_at_commit[self.dev.name] = any(self.dev.name in covered for covered in syncs)
+        real_commit(self, message, revert_in)
+
+    monkeypatch.setattr(FakeDriver, "commit_config", commit)
+    out = rig.deployer(two_waves()).run(two_waves())
+    assert out.ok, out.message
+    assert durable_at_commit == dict.fromkeys(rig.names, True)
+    # A group commit: one sync per wave, not one (or four fsyncs) per device.
+    assert len(syncs) == 2
+
+
+def test_a_device_whose_backup_did_not_reach_the_disk_is_not_committed(
+    rig: Rig,  # noqa: F811
+    syncs: list[set[str]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    real_write = journal_mod.atomic_write_text
+
+    def write(path: Path, text: str, **kwargs: bool) -> None:
+        if path.name == "before.conf" and path.parent.name == "leaf2":
+            raise OSError(28, "No space left on device")
+        real_write(path, text, **kwargs)
+
+    monkeypatch.setattr(journal_mod, "atomic_write_text", write)
+    deployer = rig.deployer(two_waves())
+    with pytest.raises(JournalError, match="No space left"):
+        deployer.run(two_waves())
+    assert not any("commit_config" in DEVICES[n].calls for n in rig.names)  # the wave stopped before any commit
+    # The error was reported (and cleared) once; leaf2 itself still never passes the durability gate.
+    with pytest.raises(JournalError, match="backup of leaf2"):
+        deployer.journal.durable_backup("leaf2")
+    deployer.journal.durable_backup("leaf1")
+
+
+def test_durable_backup_returns_only_after_a_sync_that_covered_the_written_backup(
+    tmp_path: Path, syncs: list[set[str]]
+) -> None:
+    names = [f"leaf{i}" for i in range(40)]
+    record = RunRecord("run1", "fab", [], "deploy.yaml", False, devices={n: DeviceRecord(n, "w") for n in names})
+    journal = Journal(tmp_path, record)
+    for n in names:
+        journal.device_file(n, "diff.txt", "x\n" * 1000)  # queued first, written after every backup
+        journal.device_file(n, "before.conf", f"hostname {n}\n")
+    covered_on_return: dict[str, bool] = {}
+
+    def wait(name: str) -> None:
+        journal.durable_backup(name)
+        with _ORDER:
+            covered_on_return[name] = any(name in covered for covered in syncs)
+
+    threads = [threading.Thread(target=wait, args=(n,)) for n in names]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert covered_on_return == dict.fromkeys(names, True)
+    before = len(syncs)
+    journal.durable_backup("leaf0")  # already covered: no new sync
+    assert len(syncs) == before
+    journal.flush()
+    assert (journal.dir / "devices" / "leaf7" / "before.conf").read_text() == "hostname leaf7\n"
