@@ -19,7 +19,7 @@ from netfab.core.events import Advance
 from netfab.core.fs import OutputError, output_error
 from netfab.design.plan import DevicePlan, FabricPlan, HostEnv, ServerPlan
 from netfab.platforms import ENV_PATH
-from netfab.render.cabling import cabling_csv
+from netfab.render.cabling import links_csv
 from netfab.render.device import (
     device_context,
     device_outputs,
@@ -30,7 +30,7 @@ from netfab.render.device import (
     server_output,
 )
 from netfab.render.inputs import RenderInputs
-from netfab.render.inventory import inventory_files
+from netfab.render.inventory import dump_inventory, inventory_data
 from netfab.render.manifest import MANIFEST, FileRecord, Manifest, digest_bytes, read_manifest
 from netfab.render.writer import AtomicTree, safe_relpath
 
@@ -77,17 +77,11 @@ class BuildSelection:
 _JOB: tuple[FabricPlan, list[DevicePlan], list[ServerPlan], _StagingWriter] | None = None
 
 
-def _fabric_files(plan: FabricPlan) -> dict[str, str]:
-    """The fabric-wide files: the cabling plan and the Nornir inventory (~1 s of CPU at 100k GPUs, most of it
-    PyYAML's representer), rendered by a worker alongside the devices rather than by the parent before them."""
-    return {"cabling.csv": cabling_csv(plan), **inventory_files(plan)}
-
-
 def _render_fabric_files() -> _SliceResult:
     assert _JOB is not None
     plan, _, _, template = _JOB
     tree = template.fresh()
-    tree.write_all(_fabric_files(plan))
+    tree.fabric(plan)
     return tree.result()
 
 
@@ -170,6 +164,19 @@ class _StagingWriter:
         inputs = self.inputs.server(server, context)
         if not self._reuse([server_output(server)], inputs):
             self.write_all(render_server(server, plan, context), inputs)
+
+    def fabric(self, plan: FabricPlan) -> None:
+        """The fabric-wide files: the cabling plan and the Nornir inventory (~1 s of CPU at 100k GPUs, most of
+        it PyYAML's representer; a worker renders them alongside the devices). Each is digested over exactly
+        what it is made of (the cables; the inventory's documents before they are dumped) and reused like a
+        switch's files when that did not change."""
+        cables = self.inputs.fabric("cabling", plan.links)
+        if not self._reuse(["cabling.csv"], cables):
+            self.write_all({"cabling.csv": links_csv(plan.links)}, cables)
+        documents = inventory_data(plan)
+        inventory = self.inputs.fabric("inventory", documents)
+        if not self._reuse(list(documents), inventory):
+            self.write_all(dump_inventory(documents), inventory)
 
     def _reuse(self, paths: list[str], inputs: str | None) -> bool:
         """Take every one of `paths` from the previous tree, unrendered, when the previous build rendered them
@@ -310,7 +317,7 @@ def _render_all(
     workers = workers or min(os.cpu_count() or 1, 4)
     total = len(devices) + len(servers)
     if total < _PARALLEL_THRESHOLD or workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
-        writer.write_all(_fabric_files(plan))
+        writer.fabric(plan)
         for dev in devices:
             writer.switch(dev)
             if progress:

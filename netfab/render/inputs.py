@@ -4,8 +4,10 @@ A switch's files are a function of the context its templates are given (netfab.r
 the DevicePlan and its platform record's data, capabilities, naming and hardware rules at its release), its
 platform record as a whole (output files, template names), and the code that renders them: netfab's package,
 templates and added platform records, and the library versions (netfab.core.digest.code_digest). A server's
-NIC script is a function of its template context in the same way. The digest is taken over those very context
-objects, canonically (netfab.core.digest_canonical), so an input a template can read cannot be left out of it.
+NIC script is a function of its template context in the same way; the cabling plan of the plan's cables, the
+Nornir inventory of its documents before they are dumped (netfab.render.inventory.inventory_data). Each digest
+is taken over those very objects, canonically (netfab.core.digest_canonical), so an input the renderer can
+read cannot be left out of it.
 """
 
 from __future__ import annotations
@@ -29,6 +31,10 @@ class RenderInputs:
 
     def server(self, server: ServerPlan, context: dict[str, object]) -> str | None:
         return self._digest("server", context, server_output(server))
+
+    def fabric(self, kind: str, made_of: object) -> str | None:
+        """The digest of a fabric-wide file (`kind`) made of `made_of` and nothing else."""
+        return self._digest(kind, made_of)
 
     def _digest(self, *values: object) -> str | None:
         try:

@@ -22,6 +22,17 @@ def _dump(data: Any) -> str:
 
 
 def inventory_files(plan: FabricPlan) -> dict[str, str]:
+    return dump_inventory(inventory_data(plan))
+
+
+def dump_inventory(data: dict[str, Any]) -> dict[str, str]:
+    """inventory_data's documents as the YAML files they are written to."""
+    return {path: _dump(doc) for path, doc in data.items()}
+
+
+def inventory_data(plan: FabricPlan) -> dict[str, Any]:
+    """{relative path: the document dumped there}: everything the inventory files are made of (the build
+    digests it to know whether they can have changed)."""
     hosts: dict[str, Any] = {}
     platforms: set[str] = set()
     for dev in plan.devices.values():
@@ -44,8 +55,4 @@ def inventory_files(plan: FabricPlan) -> dict[str, str]:
     for role in ("superspine", "spine", "leaf"):
         groups[f"role_{role}"] = {"data": {"role": role}}
     defaults = {"data": {"fabric": plan.name}}
-    return {
-        "inventory/hosts.yaml": _dump(hosts),
-        "inventory/groups.yaml": _dump(groups),
-        "inventory/defaults.yaml": _dump(defaults),
-    }
+    return {"inventory/hosts.yaml": hosts, "inventory/groups.yaml": groups, "inventory/defaults.yaml": defaults}
