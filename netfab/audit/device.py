@@ -17,6 +17,7 @@ from netfab.audit.compare import compare
 from netfab.audit.facts import Part, linux, parts_of
 from netfab.audit.facts import jsontree as jt
 from netfab.audit.facts.cli import Defaults, parse_cli
+from netfab.audit.intended import BuiltConfigs, intended_files
 from netfab.audit.model import Collected, DeviceAudit, Facts, RawDiff
 from netfab.audit.remediation import cli as cli_fix
 from netfab.audit.remediation import frr as frr_fix
@@ -25,7 +26,6 @@ from netfab.audit.remediation import sonic as sonic_fix
 from netfab.audit.rules import AuditRules
 from netfab.audit.textconfig import SEP
 from netfab.design.plan import DevicePlan
-from netfab.render.device import render_device
 
 NO_DEFAULTS = Defaults()
 
@@ -34,16 +34,12 @@ class Unreadable(Exception):
     """The running side of a part cannot be parsed."""
 
 
-def intended_files(dev: DevicePlan) -> dict[str, str]:
-    """The device's build outputs keyed by suffix (".cfg", ".frr.conf", ".sh")."""
-    head = f"configs/{dev.name}"
-    return {path[len(head) :]: text for path, text in render_device(dev).items() if path.startswith(head)}
-
-
-def audit_device(dev: DevicePlan, collected: Collected, rules: AuditRules) -> DeviceAudit:
+def audit_device(
+    dev: DevicePlan, collected: Collected, rules: AuditRules, built: BuiltConfigs | None = None
+) -> DeviceAudit:
     if collected.error is not None:
         return DeviceAudit(dev.name, dev.platform, "unreadable", error=collected.error, origin=collected.origin)
-    return audit_texts(dev.name, dev.platform, intended_files(dev), collected, rules)
+    return audit_texts(dev.name, dev.platform, intended_files(dev, built), collected, rules)
 
 
 def audit_texts(

@@ -1,7 +1,8 @@
 """The fleet audit: every device through audit_device, in forked workers when the fleet is large.
 
 Collection (I/O) happens first: offline inside the workers (each reads its own saved files), online in the
-parent over Nornir's threads. The CPU part - rendering the intended config, cleaning both sides, facts,
+parent over Nornir's threads. The CPU part - the intended config (read from a current build tree
+where it provably is the rendering, netfab.audit.intended, else rendered), cleaning both sides, facts,
 remediation - runs in `fork` workers that share the plan copy-on-write (the garbage collector is frozen first
 so it does not touch, and so copy, the parent's objects), with templates compiled before the fork.
 """
@@ -16,8 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from netfab.audit.collect import read_saved
-from netfab.audit.device import audit_device, intended_files
+from netfab.audit.device import audit_device
 from netfab.audit.group import group_drifts
+from netfab.audit.intended import BuiltConfigs, intended_files
 from netfab.audit.model import AuditReport, Collected, DeviceAudit, DeviceMeta
 from netfab.audit.rules import AuditRules
 from netfab.core.events import Advance
@@ -41,13 +43,13 @@ class Source:
         return self.collected.get(dev.name) or Collected(dev.name, error="not collected")
 
 
-_JOB: tuple[list[DevicePlan], Source, AuditRules] | None = None  # set before forking, read copy-on-write
+_JOB: tuple[list[DevicePlan], Source, AuditRules, BuiltConfigs | None] | None = None  # read copy-on-write
 
 
 def _audit_slice(bounds: tuple[int, int]) -> list[DeviceAudit]:
     assert _JOB is not None
-    devices, source, rules = _JOB
-    return [audit_device(dev, source.get(dev), rules) for dev in devices[bounds[0] : bounds[1]]]
+    devices, source, rules, built = _JOB
+    return [audit_device(dev, source.get(dev), rules, built) for dev in devices[bounds[0] : bounds[1]]]
 
 
 def audit_devices(
@@ -56,21 +58,23 @@ def audit_devices(
     rules: AuditRules,
     workers: int | None = None,
     progress: Advance | None = None,
+    built: BuiltConfigs | None = None,
 ) -> list[DeviceAudit]:
+    """`built`: a build tree whose files stand in for rendering where they provably are its output."""
     global _JOB
     workers = workers or min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1, 8)
     if len(devices) < PARALLEL_THRESHOLD or workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
         out = []
         for dev in devices:
-            out.append(audit_device(dev, source.get(dev), rules))
+            out.append(audit_device(dev, source.get(dev), rules, built))
             if progress:
                 progress(1)
         return out
     for platform in {d.platform for d in devices}:  # compile each platform's templates once, before the fork
-        intended_files(next(d for d in devices if d.platform == platform))
+        intended_files(next(d for d in devices if d.platform == platform), built)
     chunks = workers * 8
     bounds = [(len(devices) * i // chunks, len(devices) * (i + 1) // chunks) for i in range(chunks)]
-    _JOB = (devices, source, rules)
+    _JOB = (devices, source, rules, built)
     gc.freeze()
     try:
         results: list[DeviceAudit] = []
@@ -97,10 +101,11 @@ def run_audit(
     description: str,
     workers: int | None = None,
     progress: Advance | None = None,
+    built: BuiltConfigs | None = None,
 ) -> AuditReport:
     started = time.perf_counter()
     devices = [plan.devices[n] for n in names]
-    audits = audit_devices(devices, source, rules, workers, progress)
+    audits = audit_devices(devices, source, rules, workers, progress, built)
     return AuditReport(
         fabric=plan.name,
         source=description,

@@ -186,6 +186,7 @@ class _Where:
 def _run(plan: FabricPlan, names: list[str], rules: AuditRules, from_dir: Path | None, where: _Where) -> AuditReport:
     from netfab.audit.engine import Source, run_audit
     from netfab.audit.facts import primary_suffix
+    from netfab.audit.intended import BuiltConfigs
     from netfab.deploy.credentials import Credentials
 
     if from_dir is not None:
@@ -197,7 +198,11 @@ def _run(plan: FabricPlan, names: list[str], rules: AuditRules, from_dir: Path |
         description = f"lab {where.lab} over SSH" if where.lab else "the devices over SSH"
     with _progress() as progress:
         bar = progress.add_task("comparing", total=len(names))
-        report = run_audit(plan, names, source, rules, description, where.jobs, lambda n: progress.advance(bar, n))
+        # After collection: an online audit has just built that tree (_nornir), so its configs are current.
+        built = BuiltConfigs.at(where.build_root, plan.name)
+        report = run_audit(
+            plan, names, source, rules, description, where.jobs, lambda n: progress.advance(bar, n), built
+        )
     for dev in report.devices:
         if from_dir is not None and dev.origin:
             report.locations[dev.device] = dev.origin
