@@ -52,8 +52,8 @@ def flow_set(routes: FabricRoutes, pairs: GpuPairs) -> FlowSet:
         src_leaf=src_leaf,
         dst_leaf=dst_leaf,
         dst_pod=routes.leaf_pod[dst_leaf],
-        src_ip=routes.nic_ip.ravel()[src_nic],
-        dst_ip=routes.nic_ip.ravel()[dst_nic],
+        src_ip=routes.nic_ips(src_nic),
+        dst_ip=routes.nic_ips(dst_nic),
         intra=fabric[same_pod[fabric]],
         cross=fabric[~same_pod[fabric]],
     )
