@@ -26,7 +26,7 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from nornir.core import Nornir
 from nornir.core.task import MultiResult, Result, Task
@@ -41,6 +41,9 @@ from netfab.deploy.waves import Wave
 from netfab.design.plan import FabricPlan
 from netfab.verify.checks import CheckResult, run_checks
 from netfab.verify.results import failed
+
+if TYPE_CHECKING:
+    from netfab.report import ReportContext
 
 ConfirmMode = Literal["device", "client"]
 """device: every commit must carry the device's own confirm timer. client: drivers without one are allowed;
@@ -112,8 +115,9 @@ class Deployer:
         self.confirm_mode = confirm_mode
         self.diffs: dict[str, str] = {}
         self.before: dict[str, str] = {}
-        self.client_confirmed: set[str] = set()
         self._wave_rolled_back = 0
+        self._checks_context: ReportContext | None = None
+        self.client_confirmed: set[str] = set()
         """Devices committed without a device timer (confirm_mode="client"): nothing to confirm on them."""
 
     def emit(self, event: DeployEvent) -> None:
@@ -124,6 +128,17 @@ class Deployer:
         with contextlib.suppress(Exception):
             # Redacted here too: messages carry device errors, which may echo config lines or the password.
             self._on_event(dataclasses.replace(event, message=self.journal.redact(event.message)))
+
+    def _report_context(self) -> ReportContext:
+        # One per run: its default root is os.getcwd(), which cost up to ~0.7 ms per device while the journal
+        # writers renamed files (getcwd retries under the kernel's rename lock).
+        if self._checks_context is None:
+            from netfab import __version__
+            from netfab.report import ReportContext
+            from netfab.verify.checks import RULES
+
+            self._checks_context = ReportContext(tool_version=__version__, verb="verify", rules=RULES)
+        return self._checks_context
 
     def note(self, device: str, message: str) -> None:
         self.emit(DeployEvent(EventKind.NOTE, device, message))
@@ -332,7 +347,7 @@ class Deployer:
             # the outcome the CLI prints (fix: the summary used to print them raw).
             results = [dataclasses.replace(r, message=self.journal.redact(r.message)) for r in results]
             outcome.checks.extend(results)
-            self.journal.device_file(host, "checks.json", _checks_json(results))
+            self.journal.device_file(host, "checks.json", _checks_json(results, self._report_context()))
             if failed(results):
                 bad = "; ".join(r.message for r in failed(results)[:3])
                 failures[host] = f"post-checks failed: {bad}"
@@ -411,10 +426,8 @@ def comparable_kernel(state: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in state.items() if k != "env"}
 
 
-def _checks_json(results: list[CheckResult]) -> str:
-    from netfab import __version__
-    from netfab.report import ReportContext, render
-    from netfab.verify.checks import RULES
+def _checks_json(results: list[CheckResult], context: ReportContext) -> str:
+    from netfab.report import render
 
     # The same JSON envelope `netfab verify --format json` writes, so one parser reads both.
-    return render("json", results, ReportContext(tool_version=__version__, verb="verify", rules=RULES))
+    return render("json", results, context)

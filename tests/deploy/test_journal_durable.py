@@ -15,15 +15,18 @@ from pathlib import Path
 import pytest
 
 from netfab.deploy import journal as journal_mod
-from netfab.deploy.journal import DeviceRecord, Journal, JournalError, RunRecord
+from netfab.deploy.journal import DeviceRecord, Journal, JournalCorrupt, JournalError, RunRecord, load_run
 from tests.deploy.test_engine_flow import DEVICES, FakeDriver, Rig, rig, two_waves  # noqa: F401
 
 _ORDER = threading.Lock()
 
 
 def _backed_up(run_dir: Path) -> set[str]:
-    """Devices whose before.conf and its checksum file are both complete on disk now."""
-    return {p.parent.name for p in run_dir.glob("devices/*/before.conf.sha256") if (p.parent / "before.conf").is_file()}
+    """Devices whose before.conf and its checksum line are both complete on disk now."""
+    sums = run_dir / "devices.sha256"
+    lines = sums.read_text().splitlines() if sums.exists() else []
+    logged = {line.rsplit(" ", 1)[-1].split("/")[0] for line in lines if line.endswith("/before.conf")}
+    return {d for d in logged if (run_dir / "devices" / d / "before.conf").is_file()}
 
 
 @pytest.fixture
@@ -112,3 +115,28 @@ def test_durable_backup_returns_only_after_a_sync_that_covered_the_written_backu
     assert len(syncs) == before
     journal.flush()
     assert (journal.dir / "devices" / "leaf7" / "before.conf").read_text() == "hostname leaf7\n"
+
+
+def test_checksums_come_from_the_log_or_from_an_older_journals_sidecar_file(tmp_path: Path) -> None:
+    record = RunRecord("run1", "fab", [], "deploy.yaml", False, devices={"leaf1": DeviceRecord("leaf1", "w")})
+    journal = Journal(tmp_path, record)
+    journal.device_file("leaf1", "before.conf", "hostname leaf1\n")
+    journal.flush()
+    devdir = journal.dir / "devices" / "leaf1"
+    assert not list(devdir.glob("*.sha256"))  # one log line per file, no file per checksum
+    assert load_run(tmp_path, "fab", "run1").read_device_file("leaf1", "before.conf") == "hostname leaf1\n"
+    # A journal an older netfab wrote: a <name>.sha256 beside each file, no log.
+    sums = journal.dir / "devices.sha256"
+    line = sums.read_text()
+    sums.unlink()
+    (devdir / "before.conf.sha256").write_text(line.split(" leaf1/")[0] + "\n")
+    assert load_run(tmp_path, "fab", "run1").read_device_file("leaf1", "before.conf") == "hostname leaf1\n"
+    (devdir / "before.conf").write_text("hostname leaf")
+    with pytest.raises(JournalCorrupt, match="truncated"):
+        load_run(tmp_path, "fab", "run1").read_device_file("leaf1", "before.conf")
+    (devdir / "before.conf.sha256").unlink()
+    with pytest.raises(JournalCorrupt, match="no checksum for it"):
+        load_run(tmp_path, "fab", "run1").read_device_file("leaf1", "before.conf")
+    sums.write_text(line.replace(" 15 ", " 1x "))  # a damaged size never passes, nor raises anything else
+    with pytest.raises(JournalCorrupt, match="damaged"):
+        load_run(tmp_path, "fab", "run1").read_device_file("leaf1", "before.conf")
