@@ -188,11 +188,9 @@ class Journal:
         # Snapshot and write under one lock: device threads save concurrently, and an older snapshot
         # must never replace a newer run.json.
         with self._lock:
-            data = _record_dict(self.record)
-            body = json.dumps(data, indent=2, sort_keys=True)
-            data["checksum"] = checksum(body.encode("utf-8"))
+            text = _run_json(_record_dict(self.record))
             try:
-                atomic_write_text(self.dir / "run.json", json.dumps(data, indent=2, sort_keys=True) + "\n")
+                atomic_write_text(self.dir / "run.json", text)
             except OSError as exc:  # full, read-only or gone: the caller says where each device stands
                 raise JournalError(f"cannot write the run journal in {self.dir}: {exc}") from exc
 
@@ -412,6 +410,19 @@ def _read_checksums(log: Path) -> dict[str, tuple[str, str]]:
         if len(parts) == 3:
             out[parts[2]] = (parts[0], parts[1])
     return out
+
+
+def _run_json(data: dict[str, Any]) -> str:
+    """run.json's text: `data` plus the checksum of its own indented, key-sorted JSON (_read_run_json checks it).
+
+    "checksum" sorts before every other key, so the document with it is the body with one line inserted
+    after the brace: one encode instead of two (the pure-Python indented encoder was ~0.2 s per save at
+    10,000 devices, paid at every stage boundary)."""
+    body = json.dumps(data, indent=2, sort_keys=True)
+    digest = checksum(body.encode("utf-8"))
+    if data and min(data) > "checksum":
+        return f'{{\n  "checksum": "{digest}",\n{body[2:]}\n'
+    return json.dumps({**data, "checksum": digest}, indent=2, sort_keys=True) + "\n"
 
 
 def _record_dict(record: RunRecord) -> dict[str, Any]:

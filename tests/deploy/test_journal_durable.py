@@ -8,6 +8,7 @@ before the commit stage, or the per-device wait in the commit task, fails them.
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from pathlib import Path
@@ -15,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from netfab.deploy import journal as journal_mod
-from netfab.deploy.journal import DeviceRecord, Journal, JournalCorrupt, JournalError, RunRecord, load_run
+from netfab.deploy.journal import DeviceRecord, Journal, JournalCorrupt, JournalError, RunRecord, checksum, load_run
 from tests.deploy.test_engine_flow import DEVICES, FakeDriver, Rig, rig, two_waves  # noqa: F401
 
 _ORDER = threading.Lock()
@@ -140,3 +141,15 @@ def test_checksums_come_from_the_log_or_from_an_older_journals_sidecar_file(tmp_
     sums.write_text(line.replace(" 15 ", " 1x "))  # a damaged size never passes, nor raises anything else
     with pytest.raises(JournalCorrupt, match="damaged"):
         load_run(tmp_path, "fab", "run1").read_device_file("leaf1", "before.conf")
+
+
+def test_run_json_is_the_indented_document_with_its_checksum_first(tmp_path: Path) -> None:
+    record = RunRecord("run1", "fab", ["i.yaml"], "deploy.yaml", False, devices={"leaf1": DeviceRecord("leaf1", "w")})
+    journal = Journal(tmp_path, record)
+    data = json.loads((journal.dir / "run.json").read_text())
+    digest = data.pop("checksum")
+    assert digest == checksum(json.dumps(data, indent=2, sort_keys=True).encode("utf-8"))
+    assert (journal.dir / "run.json").read_text() == json.dumps(
+        {**data, "checksum": digest}, indent=2, sort_keys=True
+    ) + "\n"
+    assert load_run(tmp_path, "fab", "run1").record.devices["leaf1"].wave == "w"
