@@ -172,6 +172,33 @@ class _PairPaths:
     dst_leaf: np.ndarray
     dst_pod: np.ndarray
     intra: int
+    cross_hops: _CrossHops | None = None
+    """Cross-pod pairs: the hops after the first, composed into per-choice tables."""
+
+
+@dataclass(frozen=True)
+class _CrossHops:
+    """The cross-pod hops as tables indexed by the ECMP choice (a position in the group's padded member table):
+    one lookup per flow and hop where link id -> slot, link -> next switch and bundle lookups were several.
+
+    Built once per model; each entry is the composition the per-trial code used to evaluate, so the counts
+    are the same.
+    """
+
+    up_slot: np.ndarray
+    """spine_up choice -> spine_up slot."""
+    up_superspine: np.ndarray
+    """spine_up choice -> the superspine at the far end."""
+    down_slot: np.ndarray
+    """superspine_down choice -> superspine_down slot."""
+    down_spine: np.ndarray
+    """superspine_down choice -> the spine at the far end (in the destination pod)."""
+    leaf_slot: np.ndarray | None
+    """[spine * destinations + destination] -> spine_down slot, when every such bundle is one link (else None:
+    the bundle is hashed per flow)."""
+    destination: np.ndarray
+    """Per cross-pod pair, its destination leaf's column in leaf_slot."""
+    destinations: int
 
 
 class EcmpModel:
@@ -342,6 +369,25 @@ class EcmpModel:
             dst_leaf=dst_leaf,
             dst_pod=f.dst_pod[o],
             intra=intra,
+            cross_hops=self._cross_hops(dst_leaf[intra:]) if intra < o.size else None,
+        )
+
+    def _cross_hops(self, dst_leaf: np.ndarray) -> _CrossHops:
+        r, tiers = self.routes, self.tiers
+        up = r.spine_up.members.ravel()
+        down = r.superspine_down.members.ravel()
+        columns, destination = np.unique(dst_leaf, return_inverse=True)
+        leaf_slot = None
+        if "spine_down" in tiers and int(r.bundle_size[:, columns].max(initial=0)) <= 1:
+            leaf_slot = tiers["spine_down"].slot[r.bundle_links[r.bundle_start[:, columns]]].ravel()
+        return _CrossHops(
+            up_slot=tiers["spine_up"].slot[up],
+            up_superspine=r.sss_superspine[up],
+            down_slot=tiers["superspine_down"].slot[down],
+            down_spine=r.sss_spine[down],
+            leaf_slot=leaf_slot,
+            destination=destination.ravel(),
+            destinations=int(columns.size),
         )
 
     def _ideal_result(self, scenario: Scenario, trials: int, ideal_step: float) -> ScenarioResult:
@@ -396,22 +442,26 @@ class EcmpModel:
                     keys[:, :split], r.spine_seed[p.spine[inner]], p.down_size[inner]
                 )
                 down.append(self.tiers["spine_down"].slot[r.bundle_links[start]])
-        if split < flows:
+        if split < flows and p.cross_hops is not None:
+            c = p.cross_hops
             k = keys[:, split:]
             spine = p.spine[member[:, split:]]
-            up = _pick(r.spine_up, spine, k, r.spine_seed[spine])
-            ss = r.sss_superspine[up]
+            up = _choose(r.spine_up, spine, k, r.spine_seed[spine])
+            ss = c.up_superspine[up]
+            out["spine_up"] = c.up_slot[up]
             group = ss * r.pods + np.repeat(p.dst_pod[p.intra :], q)
-            sdown = _pick(r.superspine_down, group, k, r.superspine_seed[ss])
-            out["spine_up"] = self.tiers["spine_up"].slot[up]
-            out["superspine_down"] = self.tiers["superspine_down"].slot[sdown]
-            spine = r.sss_spine[sdown]
-            pair = spine * len(r.leaf_names) + np.repeat(p.dst_leaf[p.intra :], q)
-            start = r.bundle_start.ravel()[pair]
-            size = r.bundle_size.ravel()[pair]
-            if int(size.max()) > 1:
-                start += next_hop(k, r.spine_seed[spine], size)
-            down.append(self.tiers["spine_down"].slot[r.bundle_links[start]])
+            sdown = _choose(r.superspine_down, group, k, r.superspine_seed[ss])
+            out["superspine_down"] = c.down_slot[sdown]
+            spine = c.down_spine[sdown]
+            if c.leaf_slot is not None:
+                down.append(c.leaf_slot[spine * c.destinations + np.repeat(c.destination, q)])
+            else:
+                pair = spine * len(r.leaf_names) + np.repeat(p.dst_leaf[p.intra :], q)
+                start = r.bundle_start.ravel()[pair]
+                size = r.bundle_size.ravel()[pair]
+                if int(size.max()) > 1:
+                    start += next_hop(k, r.spine_seed[spine], size)
+                down.append(self.tiers["spine_down"].slot[r.bundle_links[start]])
         if "spine_down" in self.tiers:
             out["spine_down"] = down[0] if len(down) == 1 else np.concatenate(down, axis=1)
         return out
@@ -433,10 +483,10 @@ def _raw_u32(seed: int, chunk_no: int, stream: int, count: int) -> np.ndarray:
     return raw.view(np.uint32)[:count]
 
 
-def _pick(groups: EcmpGroups, group: np.ndarray, keys: np.ndarray, seed: np.ndarray) -> np.ndarray:
-    """Each flow's chosen member link of its group (group and seed per flow, keys per trial and flow)."""
+def _choose(groups: EcmpGroups, group: np.ndarray, keys: np.ndarray, seed: np.ndarray) -> np.ndarray:
+    """Each flow's choice in its group (group and seed per flow, keys per trial and flow), as a position in
+    groups.members.ravel(): the _CrossHops tables are indexed by it."""
     modulus = groups.uniform or groups.size[group]
     choice = next_hop(keys, seed, modulus)
     choice += group * groups.members.shape[1]
-    picked: np.ndarray = groups.members.ravel()[choice]
-    return picked
+    return choice
