@@ -231,13 +231,14 @@ def check_deadlock(plan: FabricPlan) -> DeadlockResult:
     cycles: list[tuple[Failure, tuple[Link, ...]]] = []
     for failure in failures:
         after_fabric = fabric.without(failure)
-        alive = {frozenset(c) for c in after_fabric.cables}
+        # Both directions of every cable left: a tuple lookup, where a set per (u, v) was most of this loop.
+        alive = {*after_fabric.cables, *((b, a) for a, b in after_fabric.cables)}
         union: dict[str, dict[str, frozenset[str]]] = {}
         found_valley: tuple[str, ...] | None = None
         for d in after_fabric.leaves:
             after = next_hops(after_fabric, d)
             merged = {
-                u: frozenset(v for v in before[d].get(u, frozenset()) | after.get(u, frozenset()) if {u, v} in alive)
+                u: frozenset(v for v in before[d].get(u, frozenset()) | after.get(u, frozenset()) if (u, v) in alive)
                 for u in set(before[d]) | set(after)
                 if u in after_fabric.asn
             }
