@@ -42,6 +42,7 @@ def syncs(monkeypatch: pytest.MonkeyPatch) -> list[set[str]]:
             done.append(covered)
 
     monkeypatch.setattr(journal_mod, "sync_filesystem", fake_sync)
+    monkeypatch.setattr(journal_mod, "SYNC_EVERY_S", 1e9)  # no background syncs unless a test asks
     return done
 
 
@@ -153,3 +154,30 @@ def test_run_json_is_the_indented_document_with_its_checksum_first(tmp_path: Pat
         {**data, "checksum": digest}, indent=2, sort_keys=True
     ) + "\n"
     assert load_run(tmp_path, "fab", "run1").record.devices["leaf1"].wave == "w"
+
+
+def test_writers_sync_backups_in_the_background_and_leave_errors_to_the_gate(
+    tmp_path: Path, syncs: list[set[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(journal_mod, "SYNC_EVERY_S", 0.0)
+    record = RunRecord("run1", "fab", [], "deploy.yaml", False, devices={"leaf1": DeviceRecord("leaf1", "w")})
+    journal = Journal(tmp_path, record)
+    journal.device_file("leaf1", "before.conf", "hostname leaf1\n")
+    journal.flush()
+    assert syncs == [{"leaf1"}]  # nobody waited: the writer synced it
+    journal.sync_backups()
+    assert len(syncs) == 1  # already covered
+
+
+def test_a_failed_background_sync_is_raised_by_the_gate(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(journal_mod, "SYNC_EVERY_S", 0.0)
+
+    def broken(directory: Path) -> None:
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(journal_mod, "sync_filesystem", broken)
+    record = RunRecord("run1", "fab", [], "deploy.yaml", False, devices={"leaf1": DeviceRecord("leaf1", "w")})
+    journal = Journal(tmp_path, record)
+    journal.device_file("leaf1", "before.conf", "hostname leaf1\n")
+    with pytest.raises(JournalError, match="Input/output error"):
+        journal.durable_backup("leaf1")
