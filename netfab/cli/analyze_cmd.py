@@ -137,11 +137,17 @@ def analyze(
     from netfab.core.findings import has_errors
     from netfab.core.fs import write_files
 
-    loaded = load_plan(intent, strict=strict, network=network)
+    # The plan (~970,000 tracked objects at 100k GPUs) lives until the process exits and holds no garbage, so it
+    # is frozen out of the cyclic GC: design() builds it with the collector off, and the first allocation after
+    # that scanned all of it as one generation-0 pass (0.35 s CPU, inside the plan rules), and a later full
+    # collection, when the allocation count crosses the threshold (it varies from run to run), 0.5-1.2 s more.
+    gc.disable()
+    try:
+        loaded = load_plan(intent, strict=strict, network=network)
+    finally:
+        gc.freeze()
+        gc.enable()
     plan = loaded.plan
-    # The plan (~970,000 tracked objects at 100k GPUs) lives until the process exits and holds no garbage: left in
-    # the collector it costs one full pass of ~0.7-1.2 s CPU at the first gen-2 collection (in build_routes).
-    gc.freeze()
     options = AnalyzeOptions(
         trials=trials,
         seed=seed,
