@@ -12,6 +12,7 @@ Device names are user data: each path is checked to stay inside the dir (render.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from netfab.audit.model import AuditReport
@@ -19,8 +20,17 @@ from netfab.audit.report import render
 from netfab.render.writer import AtomicTree, UnsafePath, safe_relpath
 
 
-def write_audit_dir(report: AuditReport, out_dir: Path) -> list[str]:
-    """Write everything; returns the devices whose files could not be written (unsafe names)."""
+@dataclass
+class AuditDir:
+    refused: list[str] = field(default_factory=list)
+    """Devices whose files could not be written (unsafe names)."""
+    reports: dict[str, str] = field(default_factory=dict)
+    """The reports written, by format ("json", "text"): the very text `netfab audit --format F` prints for
+    this report (the same render), so the verb prints these instead of rendering a 10,000-device report twice."""
+
+
+def write_audit_dir(report: AuditReport, out_dir: Path) -> AuditDir:
+    """Write everything."""
     report.out_dir = str(out_dir)
     refused: list[str] = []
     with AtomicTree(out_dir) as tree:
@@ -37,6 +47,7 @@ def write_audit_dir(report: AuditReport, out_dir: Path) -> list[str]:
                     tree.write(f"{base}/{safe_relpath(name)}", text)
             except UnsafePath:
                 refused.append(dev.device)
-        tree.write("report.json", render("json", report))
-        tree.write("report.txt", render("text", report))
-    return refused
+        reports = {fmt: render(fmt, report) for fmt in ("json", "text")}
+        tree.write("report.json", reports["json"])
+        tree.write("report.txt", reports["text"])
+    return AuditDir(refused, reports)

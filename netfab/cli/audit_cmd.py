@@ -151,13 +151,18 @@ def audit(
     from netfab.audit.output import write_audit_dir
     from netfab.audit.report import context
     from netfab.audit.report.findings import to_findings
-    from netfab.cli.report_options import emit_report
+    from netfab.cli.report_options import emit_rendered, emit_report, rich_output
     from netfab.core.fs import verb_dir
 
     # Beside build/<fabric>/, not inside it: every build (and so every deploy) replaces that tree wholesale.
-    for name in write_audit_dir(report, out_dir or verb_dir(where.build_root, plan.name, "audit")):
+    written = write_audit_dir(report, out_dir or verb_dir(where.build_root, plan.name, "audit"))
+    for name in written.refused:
         err_console.print(f"netfab audit: {name!r} cannot be a directory name; its files were not written")
-    emit_report(fmt, to_findings(report, report.locations), context(report, fmt.value), output)
+    rendered = written.reports.get(fmt.value)
+    if rendered is not None and not rich_output(fmt, output):
+        emit_rendered(rendered, output)  # the audit dir's copy: the same render of the same report
+    else:
+        emit_report(fmt, to_findings(report, report.locations), context(report, fmt.value), output)
     raise typer.Exit(_exit_code(report))
 
 

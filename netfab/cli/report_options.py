@@ -46,18 +46,29 @@ def emit_report(fmt: ReportFormat, findings: Sequence[Finding], context: ReportC
     colour when stdout is a terminal and the format is text."""
     from netfab.report import render
 
-    if output is not None:
-        from netfab.core.fs import atomic_write_text
-
-        atomic_write_text(output, render(fmt.value, findings, context))  # OutputError: exit 2 (cli.app)
-    elif fmt is ReportFormat.TEXT and sys.stdout.isatty():
+    if rich_output(fmt, output):
         from rich.console import Console
 
         from netfab.report.text import render_rich
 
         render_rich(findings, Console(soft_wrap=True), context)  # never wrap mid-sentence
     else:
-        sys.stdout.write(render(fmt.value, findings, context))
+        emit_rendered(render(fmt.value, findings, context), output)
+
+
+def rich_output(fmt: ReportFormat, output: Path | None) -> bool:
+    """The report goes to a terminal as text: emit_report prints it with rich, not as rendered text."""
+    return output is None and fmt is ReportFormat.TEXT and sys.stdout.isatty()
+
+
+def emit_rendered(text: str, output: Path | None) -> None:
+    """Write an already rendered report as emit_report would (never for rich_output)."""
+    if output is not None:
+        from netfab.core.fs import atomic_write_text
+
+        atomic_write_text(output, text)  # OutputError: exit 2 (cli.app)
+    else:
+        sys.stdout.write(text)
         sys.stdout.flush()
 
 

@@ -125,7 +125,7 @@ def test_drift_areas(path: str, rule: str) -> None:
 
 def test_audit_dir_is_contained_and_complete(report: AuditReport, tmp_path: Path) -> None:
     out = tmp_path / "build" / "lab" / "audit"
-    assert write_audit_dir(report, out) == []
+    assert write_audit_dir(report, out).refused == []
     files = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())
     assert files == [
         ".netfab-output",  # the marker that lets the next audit replace this directory
@@ -138,6 +138,6 @@ def test_audit_dir_is_contained_and_complete(report: AuditReport, tmp_path: Path
     ]
     evil = DeviceAudit("../../etc", "frr", "drift", remediation={"host.sh": "x"})
     sneaky = DeviceAudit("a/b", "frr", "drift", remediation={"host.sh": "x"})
-    refused = write_audit_dir(AuditReport("lab", "s", [evil, sneaky], {}, []), out)
+    refused = write_audit_dir(AuditReport("lab", "s", [evil, sneaky], {}, []), out).refused
     assert refused == ["../../etc", "a/b"]
     assert not (tmp_path / "etc").exists() and not (out / "devices" / "a").exists()
