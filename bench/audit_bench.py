@@ -16,8 +16,11 @@ in pods 2 and 5, MTU 1500 on one port of 3 spines, one superspine missing a BGP 
             differ on every device, so every device is reduced to facts on both sides - the worst case
 
 Each scenario runs `netfab audit INTENT --from-dir DIR --format json` as a whole process (startup, lint,
-design, rendering the intended configs, comparing, writing the audit dir), pinned to 2 cores (taskset) when
-available; the median of -n runs is reported and the run fails when the worst scenario's median exceeds --max.
+design, the intended configs, comparing, writing the audit dir), pinned to 2 cores (taskset) when available;
+the median of -n runs is reported and the run fails when the worst scenario's median exceeds --max. The
+intended configs are read from the bench's own build tree (CI audits after `netfab build`: netfab.audit.intended
+reads a switch's files there when they were rendered from its current inputs); the "rendered" row audits the
+saved copies with no build tree (`--build` pointing at an empty directory), so every config is rendered.
 
 Online: the same audit with every device read through a fake NAPALM driver ("netfab_auditbench", registered
 for this bench) whose get_config takes --delay seconds, collected by Nornir with --online-workers threads;
@@ -141,12 +144,15 @@ CPU: dict[str, list[float]] = {}
 """Per scenario, user + system CPU seconds of each timed netfab process (and its workers)."""
 
 
-def measure(intent: Path, saved: Path, work: Path, runs: int) -> tuple[list[float], dict[str, Any]]:
+def measure(
+    intent: Path, saved: Path, work: Path, runs: int, extra: tuple[str, ...] = ()
+) -> tuple[list[float], dict[str, Any]]:
     times, report = [], {}
-    cpu = CPU.setdefault(saved.name, [])
+    cpu = CPU.setdefault(saved.name + "".join(extra), [])
     for _ in range(runs):
         start, cpu0 = time.perf_counter(), _children_cpu()
-        proc = run(["audit", str(intent), "--from-dir", str(saved), "--format", "json", "--output", "r.json"], work)
+        args = ["audit", str(intent), "--from-dir", str(saved), "--format", "json", "--output", "r.json", *extra]
+        proc = run(args, work)
         times.append(time.perf_counter() - start)
         cpu.append(_children_cpu() - cpu0)
         if proc.returncode != 1:
@@ -218,6 +224,11 @@ def main() -> int:
     parser.add_argument("--pods", type=int, default=8, help="41 = the 10,000-device target of issue 17")
     parser.add_argument("--no-online", action="store_true", help="offline scenarios only")
     parser.add_argument("--json", type=Path, help="also write the offline medians here (bench/scale_bench.py reads it)")
+    parser.add_argument(
+        "--scenarios",
+        default="saved,printed,defaults,facts,rendered",
+        help="comma-separated offline rows to run (saved, printed, defaults, facts, rendered)",
+    )
     args = parser.parse_args()
     work = args.keep or Path(tempfile.mkdtemp(prefix="audit-bench-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -228,19 +239,27 @@ def main() -> int:
             sys.exit(built.stderr)
         build = work / "build" / "clos3-24k"
         dirs = scenarios(build, work)
+        no_build = work / "no-build"
+        no_build.mkdir(exist_ok=True)
+        rows = {label: (d, ()) for label, d in dirs.items()}
+        rows["rendered"] = (dirs["saved"], ("--build", str(no_build)))
+        wanted = [r.strip() for r in args.scenarios.split(",") if r.strip()]
+        if unknown := [r for r in wanted if r not in rows]:
+            sys.exit(f"unknown scenario {unknown[0]!r}; choose from {', '.join(rows)}")
         devices = len(list((build / "configs").glob("*.cfg")))
         print(f"audit of {devices} EOS switches, {args.runs} runs each ({' '.join(netfab_cmd()[:3])})")
         print(f"{'scenario':<10} {'median':>8} {'min':>8} {'max':>8} {'CPU':>8}   drift found")
         worst = 0.0
         summary: dict[str, Any] = {"devices": devices, "runs": args.runs, "scenarios": {}}
-        for label, saved in dirs.items():
-            times, report = measure(intent, saved, work, args.runs)
+        for label in wanted:
+            saved, extra = rows[label]
+            times, report = measure(intent, saved, work, args.runs, extra)
             median = statistics.median(times)
             worst = max(worst, median)
             # The fleet groups live in the shared envelope's "details" (docs/report.schema.json).
             fleet = report.get("groups") or (report.get("details") or {}).get("groups", [])
             groups = "; ".join(f"{len(g.get('devices', []))} x {g.get('label', g.get('sentence', '?'))}" for g in fleet)
-            cpu = statistics.median(CPU[saved.name])
+            cpu = statistics.median(CPU[saved.name + "".join(extra)])
             summary["scenarios"][label] = {"median_s": median, "min_s": min(times), "cpu_s": cpu}
             print(f"{label:<10} {median:>7.2f}s {min(times):>7.2f}s {max(times):>7.2f}s {cpu:>7.2f}s   {groups}")
         if args.json:
