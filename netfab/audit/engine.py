@@ -75,6 +75,7 @@ def audit_devices(
     chunks = workers * 8
     bounds = [(len(devices) * i // chunks, len(devices) * (i + 1) // chunks) for i in range(chunks)]
     _JOB = (devices, source, rules, built)
+    frozen_by_caller = gc.get_freeze_count() > 0  # the CLI freezes the plan for the whole run: leave it so
     gc.freeze()
     try:
         results: list[DeviceAudit] = []
@@ -86,7 +87,8 @@ def audit_devices(
         return results
     finally:
         _JOB = None
-        gc.unfreeze()
+        if not frozen_by_caller:
+            gc.unfreeze()
 
 
 def device_meta(plan: FabricPlan) -> dict[str, DeviceMeta]:

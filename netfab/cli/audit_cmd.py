@@ -7,6 +7,7 @@ Exit codes: 0 in sync (or every drifted device remediated and re-audited clean w
 
 from __future__ import annotations
 
+import gc
 import time
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
@@ -123,7 +124,15 @@ def audit(
 
     from netfab.cli.pipeline import err_console, load_plan
 
-    plan = load_plan(intent, strict=strict, lab=lab is not None, network=network).plan
+    # The plan lives until the process exits and holds no garbage: built with the cyclic GC off and then frozen
+    # out of it, so no later collection (unpickling 10,000 device results, building the report) walks it again
+    # (as the analyze verb does; 2 M allocations after a 10,155-switch load_plan: ~2.0 s CPU -> ~0.85 s).
+    gc.disable()
+    try:
+        plan = load_plan(intent, strict=strict, lab=lab is not None, network=network).plan
+    finally:
+        gc.freeze()
+        gc.enable()
     names = [d for d in plan.devices if limit is None or fnmatchcase(d, limit)]
     if not names:
         raise _fail(f"--limit {limit!r} matches no device")
