@@ -35,6 +35,7 @@ device state <state> is on disk. tests/faults drives it through every transition
 from __future__ import annotations
 
 import copy
+import errno
 import hashlib
 import json
 import os
@@ -302,7 +303,7 @@ class Journal:
                 # one (refused), never a wrong file that passes. One write(2) with O_APPEND lands whole.
                 data = stored.encode("utf-8")
                 line = f"{checksum(data)} {len(data)} {path.parent.name}/{path.name}\n"
-                os.write(self._checksums_fd(), line.encode("utf-8"))
+                _append(self._checksums_fd(), line.encode("utf-8"))
             except BaseException as exc:
                 with self._durable:
                     self._write_error = self._write_error or exc
@@ -337,7 +338,7 @@ class Journal:
             # interleaved with another thread's, and a device's own lines come from its one thread, in order.
             # (Holding a lock across the syscall made 100 device threads convoy on it and the GIL: ~4 ms per
             # state change at 2,000 devices.)
-            os.write(fd, line.encode("utf-8"))
+            _append(fd, line.encode("utf-8"))
         except OSError as exc:
             raise JournalError(f"cannot write the run journal in {self.dir}: {exc}") from exc
         _kill_hook(state)
@@ -412,6 +413,14 @@ class Journal:
         if not found[1].isdigit():
             raise JournalCorrupt(path, "its checksum line is damaged", device)
         return found
+
+
+def _append(fd: int, line: bytes) -> None:
+    """One O_APPEND write(2) of a whole line. A short write (the disk filled up mid-line) is an error, not a
+    success: the line's file or state change must not count as recorded (a reader refuses the torn line)."""
+    written = os.write(fd, line)
+    if written != len(line):
+        raise OSError(errno.ENOSPC, f"short write to the journal ({written} of {len(line)} bytes)")
 
 
 def _read_checksums(log: Path) -> dict[str, tuple[str, str]]:

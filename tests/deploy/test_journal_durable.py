@@ -9,6 +9,7 @@ before the commit stage, or the per-device wait in the commit task, fails them.
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 from pathlib import Path
@@ -181,3 +182,27 @@ def test_a_failed_background_sync_is_raised_by_the_gate(tmp_path: Path, monkeypa
     journal.device_file("leaf1", "before.conf", "hostname leaf1\n")
     with pytest.raises(JournalError, match="Input/output error"):
         journal.durable_backup("leaf1")
+
+
+def test_a_short_append_is_an_error_not_a_recorded_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The disk fills up mid-line: write(2) returns fewer bytes than the line. The backup whose checksum line
+    # was cut must not pass the gate, and a state change that was cut must not count as recorded.
+    record = RunRecord("run1", "fab", [], "deploy.yaml", False, devices={"leaf1": DeviceRecord("leaf1", "w")})
+    journal = Journal(tmp_path, record)
+    monkeypatch.setattr(journal_mod, "os", _ShortWrites())  # the journal's os only: pytest's own writes stay whole
+    journal.device_file("leaf1", "before.conf", "hostname leaf1\n")
+    with pytest.raises(JournalError, match="short write"):
+        journal.durable_backup("leaf1")
+    with pytest.raises(JournalError, match="short write"):
+        journal.device_state("leaf1", "committing")
+
+
+class _ShortWrites:
+    """The os module, but every write(2) stores only the first half of what it is given."""
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(os, name)
+
+    @staticmethod
+    def write(fd: int, data: bytes) -> int:
+        return os.write(fd, data[: len(data) // 2])
