@@ -19,7 +19,7 @@ from netfab.design.plan import DevicePlan
 from netfab.platforms import ENV_PATH
 from netfab.render.device import device_context, device_outputs, render_device
 from netfab.render.inputs import RenderInputs
-from netfab.render.manifest import FileRecord, digest_bytes, read_manifest
+from netfab.render.manifest import FileRecord, built_tree, digest_bytes
 from netfab.render.writer import UnsafePath, safe_relpath
 
 
@@ -34,16 +34,10 @@ class BuiltConfigs:
     @classmethod
     def at(cls, build_root: Path, fabric: str) -> BuiltConfigs | None:
         """build_root/<fabric>/ when it is a build tree with a manifest (the build refuses a symlinked one too)."""
-        try:
-            target = build_root / safe_relpath(fabric).name
-        except UnsafePath:
+        tree = built_tree(build_root, fabric)
+        if tree is None or not any(r.inputs for r in tree[1].files.values()):
             return None
-        if target.is_symlink() or not target.is_dir():
-            return None
-        manifest = read_manifest(target)
-        if manifest is None or not any(r.inputs for r in manifest.files.values()):
-            return None
-        return cls(target, manifest.files)
+        return cls(tree[0], tree[1].files)
 
     def files(self, dev: DevicePlan, context: dict[str, object]) -> dict[str, str] | None:
         """{output path: text} of the device as its build wrote them, or None when any of them cannot be

@@ -106,9 +106,9 @@ def inputs_digest(intent_files: Iterable[Path], options: str) -> str:
     return digest.inputs_digest(intent_files, f"netfab-build {FORMAT}\0{options}", os.environ.get(ENV_PATH, ""))
 
 
-def up_to_date(plan_name: str, out_root: Path, inputs: str) -> Manifest | None:
-    """The manifest of out_root/<fabric>/ when that tree was built from exactly `inputs` and every file in it is
-    still as written, i.e. a build would write the same bytes: then nothing needs rendering or writing."""
+def built_tree(out_root: Path, plan_name: str) -> tuple[Path, Manifest] | None:
+    """out_root/<fabric>/ and its manifest, when that is a build tree (a symlinked one is refused, as the build
+    refuses to replace one)."""
     from netfab.render.writer import UnsafePath, safe_relpath
 
     try:
@@ -118,6 +118,14 @@ def up_to_date(plan_name: str, out_root: Path, inputs: str) -> Manifest | None:
     if target.is_symlink() or not target.is_dir():
         return None
     manifest = read_manifest(target)
-    if manifest is None or manifest.inputs != inputs or not manifest.intact(target):
+    return None if manifest is None else (target, manifest)
+
+
+def up_to_date(plan_name: str, out_root: Path, inputs: str) -> Manifest | None:
+    """The manifest of out_root/<fabric>/ when that tree was built from exactly `inputs` and every file in it is
+    still as written, i.e. a build would write the same bytes: then nothing needs rendering or writing."""
+    tree = built_tree(out_root, plan_name)
+    if tree is None:
         return None
-    return manifest
+    target, manifest = tree
+    return manifest if manifest.inputs == inputs and manifest.intact(target) else None

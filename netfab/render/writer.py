@@ -22,7 +22,7 @@ import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path, PurePosixPath
 
-from netfab.core.fs import fsync_dir, output_error
+from netfab.core.fs import fsync_dir, output_error, sync_filesystem
 from netfab.core.validate import InputError
 
 MARKER = ".netfab-output"
@@ -181,15 +181,12 @@ def _exchange(a: Path, b: Path) -> bool:
 
 
 def _sync_filesystem(directory: Path) -> None:
-    """Flush every dirty page of the filesystem holding `directory` (Linux syncfs(2)); sync(2) elsewhere."""
-    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    """Flush the filesystem holding `directory` (netfab.core.fs.sync_filesystem). Should syncfs(2) itself fail,
+    sync(2) is the fallback, as before the flush was shared with the deploy journal."""
     try:
-        linux = sys.platform.startswith("linux")
-        syncfs = getattr(ctypes.CDLL(None, use_errno=True), "syncfs", None) if linux else None
-        if syncfs is None or syncfs(fd) != 0:
-            os.sync()
-    finally:
-        os.close(fd)
+        sync_filesystem(directory)
+    except OSError:
+        os.sync()
 
 
 def _symlinks(directory: str, names: list[str]) -> list[str]:
