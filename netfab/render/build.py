@@ -234,10 +234,7 @@ class _StagingWriter:
             if self.seeded:
                 # A seeded tree shares inodes with the previous build (hard links): replace, never write through.
                 path.unlink(missing_ok=True)
-            with open(path, "wb") as fh:
-                fh.write(data)
-                fh.flush()  # the stat must see the bytes, not what Python's buffer still holds
-                st = os.fstat(fh.fileno())
+            st = _write_file(path, data)
             self.records[key] = FileRecord(digest, st.st_size, st.st_mtime_ns, st.st_ino, inputs)
             self.written.append(key)
             if self.explain is not None and self.previous is not None and key in self.previous.files:
@@ -247,6 +244,23 @@ class _StagingWriter:
                 except (OSError, UnicodeDecodeError):
                     continue
                 self.explained[key] = self.explain(key, before, text)
+
+
+_CREATE = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0)
+
+
+def _write_file(path: Path, data: bytes) -> os.stat_result:
+    """Create `path` holding `data` and return its stat. Four syscalls (open, write, fstat, close) where open()
+    makes seven (its buffered file also stats, seeks and asks whether it is a terminal): ~19,000 files at 100k
+    GPUs. The mode is open()'s (0o666 less the umask)."""
+    fd = os.open(path, _CREATE, 0o666)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        return os.fstat(fd)
+    finally:
+        os.close(fd)
 
 
 def build(

@@ -116,9 +116,38 @@ def environment() -> jinja2.Environment:
     return _environment(os.environ.get(ENV_PATH, ""))
 
 
+_SUBSCRIPTABLE: dict[type, bool] = {}
+
+
+def _subscriptable(cls: type) -> bool:
+    """Whether `obj[...]` can do anything but raise TypeError for an instance of `cls` (a class itself may
+    answer through __class_getitem__)."""
+    known = _SUBSCRIPTABLE.get(cls)
+    if known is None:
+        known = _SUBSCRIPTABLE[cls] = hasattr(cls, "__getitem__") or issubclass(cls, type)
+    return known
+
+
+class _PlanEnvironment(jinja2.Environment):
+    """Jinja2's environment with a cheaper getitem for the plan's dataclasses and models.
+
+    `map(attribute=...)`, `selectattr`, `sort(attribute=...)` and `unique(attribute=...)` look every part of the
+    attribute up with getitem, which tries `obj[name]` first: on a DevicePlan's ports and neighbours that
+    always raises TypeError before the getattr that answers (~450,000 exceptions in a 24k-GPU build). For an
+    object whose type has no __getitem__ the answer is the same without the exception."""
+
+    def getitem(self, obj: Any, argument: Any) -> Any:
+        if type(argument) is str and not _subscriptable(type(obj)):
+            try:
+                return getattr(obj, argument)
+            except AttributeError:
+                return self.undefined(obj=obj, name=argument)
+        return super().getitem(obj, argument)
+
+
 @cache
 def _environment(registry_key: str) -> jinja2.Environment:
-    env = jinja2.Environment(
+    env = _PlanEnvironment(
         loader=_loader(),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
