@@ -11,9 +11,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
+from types import BuiltinFunctionType, MethodType
 from typing import TYPE_CHECKING, Any
 
 import jinja2
+import jinja2.runtime
 
 from netfab.core.paths import templates_dir
 
@@ -145,6 +147,28 @@ class _PlanEnvironment(jinja2.Environment):
         return super().getitem(obj, argument)
 
 
+class _PlanContext(jinja2.runtime.Context):
+    """Jinja2's context with a cheaper call() for what templates call most: bound methods of the plan and the
+    platform records (`naming.interface_mtu(...)`) and builtin methods (`.split`, `.append`, `.items`), ~180,000
+    calls in a 24k-GPU build. Context.call asks each callable, and its __call__, whether it wants the context
+    or environment passed (a `jinja_pass_arg` attribute): a builtin can never carry one, and a bound method
+    carries its function's, so those two kinds are called directly when they do not, exactly as call() would."""
+
+    def call(__self, __obj: Any, *args: Any, **kwargs: Any) -> Any:
+        kind = type(__obj)
+        if kind is BuiltinFunctionType or (kind is MethodType and not hasattr(__obj, "jinja_pass_arg")):
+            if kwargs:
+                kwargs.pop("_block_vars", None)
+                kwargs.pop("_loop_vars", None)
+            try:
+                return __obj(*args, **kwargs)
+            except StopIteration:
+                return __self.environment.undefined(
+                    "value was undefined because a callable raised a StopIteration exception"
+                )
+        return super().call(__obj, *args, **kwargs)
+
+
 @cache
 def _environment(registry_key: str) -> jinja2.Environment:
     env = _PlanEnvironment(
@@ -159,6 +183,7 @@ def _environment(registry_key: str) -> jinja2.Environment:
         # render stats its source file (~29,000 stats for a 24k-GPU build) to see whether it changed.
         auto_reload=False,
     )
+    env.context_class = _PlanContext
     env.filters.update(kbytes=_kbytes, seconds=_seconds, ms=_ms, ranges=_ranges)
     env.globals["unsupported"] = _unsupported
     env.globals["host_qos"] = host_qos
