@@ -121,6 +121,19 @@ def flow_key(
 def next_hop(key: np.ndarray, seed: np.ndarray | int, group_size: np.ndarray | int) -> np.ndarray:
     """Member index a switch with `seed` picks for flows with hash input `key`: hash mod group size."""
     h = mix32(key ^ np.asarray(seed, dtype=np.uint32))
+    if isinstance(group_size, (int, np.integer)):
+        # One modulus for every flow (the common case): numpy's uint32 `%` by a scalar divides element by
+        # element (~30 ns each here), while its `//` by a scalar uses a precomputed reciprocal (libdivide),
+        # so h - (h // m) * m, or h & (m - 1) for a power of two, gives the same remainder 4-100x faster.
+        m = int(group_size)
+        if m & (m - 1) == 0:
+            h &= np.uint32(m - 1)
+        else:
+            divisor = np.uint32(m)
+            quotient = h // divisor
+            quotient *= divisor
+            h -= quotient
+        return h.astype(np.int64)
     return (h % np.asarray(group_size, dtype=np.uint32)).astype(np.int64)
 
 

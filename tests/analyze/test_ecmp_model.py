@@ -9,7 +9,7 @@ from analyze_helpers import example, small_clos3
 from netfab.analyze.collective import GpuPairs, gpu_pairs, place_job
 from netfab.analyze.ecmp_model import EcmpModel, Scenario, comparison_scenarios
 from netfab.analyze.flows import flow_set, ideal_loads
-from netfab.analyze.hashing import DEST_QP, FIVE_TUPLE
+from netfab.analyze.hashing import DEST_QP, FIVE_TUPLE, mix32, next_hop
 from netfab.analyze.routing import build_routes
 
 WITH_QP = FIVE_TUPLE | {DEST_QP}
@@ -141,3 +141,19 @@ def test_comparison_scenarios_drop_duplicates_of_the_intent() -> None:
     assert "qp16_5tuple_destqp" not in keys
     assert keys[0] == "intent"
     assert "qp1_5tuple" in keys and "qp16_spraying" in keys
+
+
+@pytest.mark.parametrize("modulus", [1, 2, 3, 7, 16, 28, 31, 64, 100, 256, 65_535, 1_048_579])
+def test_next_hop_scalar_modulus_is_the_remainder(modulus: int) -> None:
+    """next_hop's scalar fast paths (a mask for powers of two, h - (h // m) * m otherwise) pick the member
+    plain `%` picks, for every key including the uint32 extremes, whichever integer type carries the size."""
+    rng = np.random.default_rng(modulus)
+    keys = rng.integers(0, 2**32, size=(8, 4096), dtype=np.uint32)
+    keys[0, :4] = [0, 1, 2**31, 2**32 - 1]
+    seeds = rng.integers(0, 2**32, size=4096, dtype=np.uint32)
+    for seed in (seeds, 0x9E3779B1):
+        expected = (mix32(keys ^ np.asarray(seed, dtype=np.uint32)) % np.uint32(modulus)).astype(np.int64)
+        for size in (modulus, np.int64(modulus), np.uint32(modulus)):
+            got = next_hop(keys, seed, size)
+            assert got.dtype == np.int64
+            np.testing.assert_array_equal(got, expected)
