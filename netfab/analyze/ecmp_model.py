@@ -199,6 +199,16 @@ class _CrossHops:
     destination: np.ndarray
     """Per cross-pod pair, its destination leaf's column in leaf_slot."""
     destinations: int
+    spine_seed: np.ndarray
+    """Per pair and leaf uplink member (pair * width + m, as member in _route): the spine's seed."""
+    spine_group: np.ndarray
+    """The same index -> the first position of that spine's uplink group in spine_up.members.ravel()."""
+    up_seed: np.ndarray
+    """spine_up choice -> the seed of the superspine at the far end."""
+    up_group: np.ndarray
+    """spine_up choice -> the first position of that superspine's downlink group to pod 0."""
+    pod_offset: np.ndarray
+    """Per cross-pod flow column (pairs x QPs): its destination pod's offset from the pod-0 group."""
 
 
 class EcmpModel:
@@ -369,12 +379,19 @@ class EcmpModel:
             dst_leaf=dst_leaf,
             dst_pod=f.dst_pod[o],
             intra=intra,
-            cross_hops=self._cross_hops(dst_leaf[intra:]) if intra < o.size else None,
+            cross_hops=self._cross_hops(spine.ravel(), dst_leaf[intra:], f.dst_pod[o][intra:])
+            if intra < o.size
+            else None,
         )
 
-    def _cross_hops(self, dst_leaf: np.ndarray) -> _CrossHops:
+    def _cross_hops(self, spine: np.ndarray, dst_leaf: np.ndarray, dst_pod: np.ndarray) -> _CrossHops:
         r, tiers = self.routes, self.tiers
+        # Seeds and group starts composed per choice once, so a flow's hop is one lookup of each: the values
+        # are those the per-flow spine / superspine lookups and group * width products gave.
+        up_width = r.spine_up.members.shape[1]
+        down_width = r.superspine_down.members.shape[1]
         up = r.spine_up.members.ravel()
+        superspine = r.sss_superspine[up]
         down = r.superspine_down.members.ravel()
         columns, destination = np.unique(dst_leaf, return_inverse=True)
         leaf_slot = None
@@ -382,12 +399,17 @@ class EcmpModel:
             leaf_slot = tiers["spine_down"].slot[r.bundle_links[r.bundle_start[:, columns]]].ravel()
         return _CrossHops(
             up_slot=tiers["spine_up"].slot[up],
-            up_superspine=r.sss_superspine[up],
+            up_superspine=superspine,
             down_slot=tiers["superspine_down"].slot[down],
             down_spine=r.sss_spine[down],
             leaf_slot=leaf_slot,
             destination=destination.ravel(),
             destinations=int(columns.size),
+            spine_seed=r.spine_seed[spine],
+            spine_group=spine * up_width,
+            up_seed=r.superspine_seed[superspine],
+            up_group=superspine * r.pods * down_width,
+            pod_offset=np.repeat(dst_pod * down_width, self.max_qps),
         )
 
     def _ideal_result(self, scenario: Scenario, trials: int, ideal_step: float) -> ScenarioResult:
@@ -445,12 +467,22 @@ class EcmpModel:
         if split < flows and p.cross_hops is not None:
             c = p.cross_hops
             k = keys[:, split:]
-            spine = p.spine[member[:, split:]]
-            up = _choose(r.spine_up, spine, k, r.spine_seed[spine])
-            ss = c.up_superspine[up]
+            cross = member[:, split:]
+            if r.spine_up.uniform:
+                up = next_hop(k, c.spine_seed[cross], r.spine_up.uniform)
+                up += c.spine_group[cross]
+            else:
+                spine = p.spine[cross]
+                up = _choose(r.spine_up, spine, k, r.spine_seed[spine])
             out["spine_up"] = c.up_slot[up]
-            group = ss * r.pods + np.repeat(p.dst_pod[p.intra :], q)
-            sdown = _choose(r.superspine_down, group, k, r.superspine_seed[ss])
+            if r.superspine_down.uniform:
+                sdown = next_hop(k, c.up_seed[up], r.superspine_down.uniform)
+                sdown += c.up_group[up]
+                sdown += _qp_columns(c.pod_offset, q, self.max_qps)
+            else:
+                ss = c.up_superspine[up]
+                group = ss * r.pods + np.repeat(p.dst_pod[p.intra :], q)
+                sdown = _choose(r.superspine_down, group, k, r.superspine_seed[ss])
             out["superspine_down"] = c.down_slot[sdown]
             spine = c.down_spine[sdown]
             if c.leaf_slot is not None:
@@ -476,6 +508,13 @@ def _tally(v: _Tier, loads: np.ndarray, q: int, busiest: np.ndarray, vs_fair: np
     vs_fair[:] = peak / (v.fair1[top] * q)
     slowest = peak * v.uniform_inv_gbps if v.uniform_inv_gbps else (loads * v.inv_gbps).max(axis=1)
     np.maximum(step, slowest, out=step)
+
+
+def _qp_columns(per_flow: np.ndarray, q: int, max_qps: int) -> np.ndarray:
+    """A per-column table laid out for max_qps QPs per pair, cut to the first q QPs of each pair."""
+    if q == max_qps:
+        return per_flow
+    return per_flow.reshape(-1, max_qps)[:, :q].ravel()
 
 
 def _raw_u32(seed: int, chunk_no: int, stream: int, count: int) -> np.ndarray:
