@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 def with_plan(result: LintResult, source: IntentSource, strict: bool) -> LintResult:
     """`result` plus the plan rules' findings (or the design's), when the intent linted without errors."""
     from netfab.design import DesignError, design
+    from netfab.design.server_nics import BACKEND
     from netfab.lint.api import INTERNAL_RULE_ID, run_rules
     from netfab.lint.context import LintContext
     from netfab.lint.registry import RuleRegistry, default_registry
@@ -29,7 +30,7 @@ def with_plan(result: LintResult, source: IntentSource, strict: bool) -> LintRes
         return result  # design needs a lint-clean intent; the intent's own errors come first
     source_file = str(source.files[0]) if source.files else "<intent>"
     try:
-        plan = design(result.intent, source_file)
+        plan = design(result.intent, source_file, BACKEND, False)  # bgp=False: the plan rules read no BGP session
     except DesignError as exc:
         ctx = LintContext.build(result.intent, source)
         added = exc.located(lambda path: ctx.at(*path))
