@@ -177,6 +177,11 @@ class CapabilityData(_Frozen, Generic[G]):
     max_lossless_cable_m: float | None = None
     """Longest cable a lossless port can have with the headroom netfab renders; None = no limit."""
     max_strict_queues: int = Field(default=8, ge=0, le=8)
+    strict_max_rate: G = False
+    """A strict queue's shaper (qos.classes[].max_rate_percent) is rendered. Where it is not, lint says so
+    (CAP026): a stated cap is refused, the default one noted, never silently dropped (FIDELITY_REVIEW X-1)."""
+    strict_max_rate_percent: PercentKnob = PercentKnob()
+    """How the shaper's percentage is taken (whole, minimum) where the CLI takes a percent."""
     dwrr_weight: PercentKnob = PercentKnob()
     ecn_pmax: PercentKnob = PercentKnob()
     ecn_weight: bool = True

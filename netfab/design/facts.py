@@ -20,6 +20,7 @@ def qos_plan(intent: Intent) -> QosPlan:
             scheduling=c.scheduling,
             weight=c.weight,
             ecn=EcnPlan(c.ecn.kmin, c.ecn.kmax, c.ecn.pmax, c.ecn.weight) if c.ecn else None,
+            max_rate_percent=c.max_rate_percent if c.scheduling == "strict" else None,
         )
         for c in sorted(qos.classes, key=lambda c: c.priority)
     )

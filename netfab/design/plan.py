@@ -39,6 +39,8 @@ class QueuePlan:
     scheduling: Literal["strict", "dwrr"]
     weight: float | None
     ecn: EcnPlan | None
+    max_rate_percent: float | None = None
+    """Strict queues only: the shaper's cap in percent of the port speed; None = unshaped."""
 
 
 @dataclass(slots=True, frozen=True)

@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import Field
 
 from netfab.intent.base import IntentModel
-from netfab.intent.types import ByteSize, Dscp, Microseconds, Name, Percent, Priority, size, us
+from netfab.intent.types import ByteSize, Dscp, Microseconds, Name, Percent, Priority, ShaperPercent, size, us
 
 
 class EcnProfile(IntentModel):
@@ -34,6 +34,11 @@ class TrafficClass(IntentModel):
     scheduling: Literal["strict", "dwrr"] = "dwrr"
     weight: Percent | None = None
     """DWRR bandwidth share in percent (dwrr classes only)."""
+    max_rate_percent: ShaperPercent | None = 5
+    """Strict classes only: the queue's shaper, a cap in percent of the port speed (default 5). A strict queue
+    is served before every other queue, so without a cap a host marking the class's DSCPs (CS6 is also many
+    NOSes' routing-protocol marking) can starve RoCE; Juniper recommends a rate on every strict-high queue and
+    AMD's RoCE reference caps CNP at 5 % (FIDELITY_REVIEW JUN-3, X-1). null = unshaped (lint warns)."""
     ecn: EcnProfile | None = None
 
 

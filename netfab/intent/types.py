@@ -18,6 +18,8 @@ from pydantic_core import core_schema
 Dscp = Annotated[int, Field(ge=0, le=63, description="DSCP code point, 0-63")]
 Priority = Annotated[int, Field(ge=0, le=7, description="802.1p priority / switch priority / traffic class, 0-7")]
 Percent = Annotated[float, Field(ge=0, le=100, description="percent, 0-100")]
+# A rate cap: above 0, since a 0 % shaper drops every packet of the queue, never what a cap means.
+ShaperPercent = Annotated[float, Field(gt=0, le=100, description="percent of the port speed, above 0, at most 100")]
 Asn = Annotated[int, Field(ge=1, le=4294967294, description="BGP AS number (2- or 4-byte)")]
 Mtu = Annotated[int, Field(ge=1280, le=9216, description="interface MTU in bytes (L3), 1280-9216")]
 Count = Annotated[int, Field(ge=1, le=1_000_000)]

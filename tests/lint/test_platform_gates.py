@@ -13,7 +13,7 @@ from netfab.lint.rules.platform_gates import GATES, GateRule
 
 def test_every_capability_rule_is_still_registered() -> None:
     ids = {rule_id for rule_id in default_registry().ids if rule_id.startswith("CAP")}
-    assert ids == {f"CAP{n:03d}" for n in range(1, 26)}
+    assert ids == {f"CAP{n:03d}" for n in range(1, 28)}
     gates = {g.id for g in GATES}
     assert gates == {"CAP002", "CAP003", "CAP004", "CAP005", "CAP008", "CAP009", "CAP013", "CAP017", "CAP020", "CAP023"}
     for gate in GATES:

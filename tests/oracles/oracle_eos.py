@@ -109,6 +109,8 @@ def _queue(s: Stmt) -> dict[str, Any]:
             q["priority"] = c.line
         elif m := re.fullmatch(r"bandwidth (guaranteed )?percent (\d+)", c.line):
             q["bandwidth_guaranteed_percent" if m.group(1) else "bandwidth_percent"] = int(m.group(2))
+        elif m := re.fullmatch(r"shape rate (\d+ percent)", c.line):
+            q["shape"] = {"rate": m.group(1)}  # qos_profiles[].tx_queues[].shape.rate, "1-100 percent"
         elif m := _ECN.match(c.line):
             if m.group(2) != m.group(4):
                 raise _Unread(f"{c.line}: minimum and maximum in different units (AVD has one unit)")

@@ -20,6 +20,7 @@ ADDRESSING = ("unnumbered", "p2p31")
 SET_KEYS = {"system", "interface", "qos", "router", "vrf"}
 QOS_KEYS = {
     "mapping", "egress-queue-mapping", "pfc", "traffic-pool", "pfc-watchdog", "congestion-control", "egress-scheduler",
+    "egress-shaper",
 }  # fmt: skip
 
 
@@ -134,7 +135,7 @@ def test_partly_lossy_switch_binds_a_named_profile(lab: FabricPlan) -> None:
     finally:
         lossy.lossless = True
     assert list(doc["qos"]["pfc"]) == ["netfab-lossless"]
-    assert "qos" not in doc["interface"][lossy.name]
+    assert "pfc" not in doc["interface"][lossy.name]["qos"]
     for i in dev.interfaces[1:]:
         assert doc["interface"][i.name]["qos"]["pfc"] == {"profile": "netfab-lossless"}
 
@@ -185,7 +186,7 @@ def test_no_watchdog_when_disabled() -> None:
     dev = fabric(qos__pfc={"watchdog": None}).devices["leaf1"]
     doc = load(dev)
     assert "pfc-watchdog" not in doc["qos"]
-    assert all("qos" not in v for k, v in doc["interface"].items())
+    assert all(set(v.get("qos", {})) <= {"egress-shaper"} for v in doc["interface"].values())
 
 
 # --- BGP ------------------------------------------------------------------------------------------------

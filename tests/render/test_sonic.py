@@ -62,7 +62,7 @@ ALLOW: dict[str, tuple[str, set[str] | Callable[[str], bool]]] = {
         },
     ),
     # sonic-scheduler.yang, sonic-queue.yang (key ifname|qindex), sonic-wred-profile.yang
-    "SCHEDULER": (r"scheduler\.[0-7]", {"type", "weight"}),
+    "SCHEDULER": (r"scheduler\.[0-7](\.\d+G)?", {"type", "weight", "meter_type", "cir", "pir"}),
     "QUEUE": (_PORT + r"\|[0-7]", {"scheduler", "wred_profile"}),
     "WRED_PROFILE": (
         r"ECN_Q[0-7]",
@@ -256,7 +256,8 @@ def test_scheduler_and_ecn_bytes(lab: FabricPlan) -> None:
     assert db["SCHEDULER"] == {
         "scheduler.0": {"type": "DWRR", "weight": "50"},
         "scheduler.3": {"type": "DWRR", "weight": "50"},
-        "scheduler.6": {"type": "STRICT"},
+        # The CNP queue's 5 % cap at the lab's 100G ports, in bytes/s.
+        "scheduler.6.100G": {"type": "STRICT", "meter_type": "bytes", "cir": "625000000", "pir": "625000000"},
     }
     roce = dev.qos.roce_queue
     assert roce is not None and roce.ecn is not None
@@ -272,7 +273,7 @@ def test_scheduler_and_ecn_bytes(lab: FabricPlan) -> None:
     assert db["WRED_PROFILE"]["ECN_Q3"]["green_min_threshold"] == "150000"
     for i in dev.interfaces:
         assert db["QUEUE"][f"{i.name}|3"] == {"scheduler": "scheduler.3", "wred_profile": "ECN_Q3"}
-        assert db["QUEUE"][f"{i.name}|6"] == {"scheduler": "scheduler.6"}
+        assert db["QUEUE"][f"{i.name}|6"] == {"scheduler": f"scheduler.6.{i.speed_gbps}G"}
 
 
 def test_pfc_buffers_and_watchdog_in_ms() -> None:

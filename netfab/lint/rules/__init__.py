@@ -9,7 +9,7 @@ from netfab.lint.rule import Rule
 TOPICS = ("qos", "ecn", "watchdog", "headroom", "mtu", "nic", "loadbalance", "platform", "topology",
           "addressing", "asn", "platform_gates", "platform_hashing", "platform_qos", "platform_pfc",
           "plan_ports", "plan_paths", "plan_addressing",
-          "review_priority", "review_buffer", "review_hygiene", "model", "network")  # fmt: skip
+          "review_priority", "review_buffer", "review_hygiene", "model", "network", "strict_shaper")  # fmt: skip
 
 
 def all_rules() -> list[type[Rule]]:
