@@ -204,13 +204,13 @@ class Health(_Frozen):
 
     sources: tuple[HealthSource, ...] = Field(min_length=1)
     unavailable: dict[str, str] = {}
-    """Counter families (netfab.health.model.COUNTER_DOCS names) this platform has no source for -> why, and
+    """Counter families (netfab.health.counters.COUNTER_DOCS names) this platform has no source for -> why, and
     what health judges instead; the report says so for every fleet that has such devices."""
 
     @field_validator("unavailable")
     @classmethod
     def _known_counters(cls, value: dict[str, str]) -> dict[str, str]:
-        from netfab.health.model import COUNTER_DOCS
+        from netfab.health.counters import COUNTER_DOCS
 
         unknown = sorted(set(value) - set(COUNTER_DOCS))
         if unknown:
