@@ -77,3 +77,8 @@ _PLURALS = {"leaf": "leaves"}
 def plural(n: int, word: str) -> str:
     """'1 rail', '4 leaves', '1,536 leaves'."""
     return f"{n:,} {word if n == 1 else _PLURALS.get(word, word + 's')}"
+
+
+def percent(value: float) -> str:
+    """33.3 -> "33.3 %", 5.0 -> "5 %"."""
+    return f"{value:g} %"

@@ -14,11 +14,7 @@ from netfab.intent.hardware import tier_buffer
 from netfab.intent.qos import TrafficClass
 from netfab.lint.context import LintContext
 from netfab.lint.rule import Rule
-from netfab.lint.rules._words import class_path, dscps, join, klass, size
-
-
-def _pct(value: float) -> str:
-    return f"{value:g} %"
+from netfab.lint.rules._words import class_path, dscps, join, klass, percent, size
 
 
 class TooManyStrictQueues(Rule):
@@ -81,7 +77,7 @@ class DwrrWeightNotAccepted(Rule):
             for group in ctx.platform_groups:
                 if group.caps.dwrr_weight.refuses(tc.weight):
                     msg = (
-                        f"{klass(tc)} has DWRR weight {_pct(tc.weight)}, which the {group.label} cannot take"
+                        f"{klass(tc)} has DWRR weight {percent(tc.weight)}, which the {group.label} cannot take"
                         f"{group.caps.why('dwrr_weight')}"
                     )
                     yield self.finding(ctx, class_path(i, "weight"), msg, related=[group.path])
@@ -112,7 +108,7 @@ class EcnPmaxNotAccepted(Rule):
             for group in ctx.platform_groups:
                 if group.caps.ecn_pmax.refuses(tc.ecn.pmax):
                     msg = (
-                        f"{klass(tc)} has ECN Pmax {_pct(tc.ecn.pmax)}, which the {group.label} cannot take"
+                        f"{klass(tc)} has ECN Pmax {percent(tc.ecn.pmax)}, which the {group.label} cannot take"
                         f"{group.caps.why('ecn_pmax')}"
                     )
                     yield self.finding(ctx, class_path(i, "ecn", "pmax"), msg, related=[group.path])

@@ -8,13 +8,9 @@ from collections.abc import Iterator
 from netfab.core.findings import Finding, Severity
 from netfab.lint.context import LintContext
 from netfab.lint.rule import Rule
-from netfab.lint.rules._words import class_path, klass
+from netfab.lint.rules._words import class_path, klass, percent
 
 FIELD = "max_rate_percent"
-
-
-def _pct(value: float) -> str:
-    return f"{value:g} %"
 
 
 class StrictQueueUnshaped(Rule):
@@ -66,7 +62,8 @@ class ShaperOnDwrrClass(Rule):
     def check(self, ctx: LintContext) -> Iterator[Finding]:
         for i, tc in enumerate(ctx.intent.qos.classes):
             if tc.scheduling == "dwrr" and FIELD in tc.model_fields_set and tc.max_rate_percent is not None:
-                msg = f"{klass(tc)} is scheduled by dwrr; its max_rate_percent {_pct(tc.max_rate_percent)} is ignored"
+                rate = percent(tc.max_rate_percent)
+                msg = f"{klass(tc)} is scheduled by dwrr; its max_rate_percent {rate} is ignored"
                 yield self.finding(ctx, class_path(i, FIELD), msg)
 
 
@@ -103,7 +100,7 @@ class StrictShaperNotRendered(Rule):
                     continue
                 hint = group.caps.upgrade_hint("strict_max_rate")
                 why = group.caps.why("strict_max_rate")
-                shaper = f"{klass(tc)} max_rate_percent {_pct(tc.max_rate_percent)}"
+                shaper = f"{klass(tc)} max_rate_percent {percent(tc.max_rate_percent)}"
                 if stated:
                     msg = f"{shaper} cannot be applied on the {group.label}{why}"
                     yield self.finding(ctx, class_path(i, FIELD), msg, related=[group.path], hint=hint + self.hint)
@@ -139,7 +136,7 @@ class StrictShaperNotAccepted(Rule):
                 caps = group.caps
                 if caps.strict_max_rate and caps.strict_max_rate_percent.refuses(tc.max_rate_percent):
                     msg = (
-                        f"{klass(tc)} has max_rate_percent {_pct(tc.max_rate_percent)}, which the {group.label} "
+                        f"{klass(tc)} has max_rate_percent {percent(tc.max_rate_percent)}, which the {group.label} "
                         f"cannot take{caps.why('strict_max_rate_percent')}"
                     )
                     yield self.finding(ctx, class_path(i, FIELD), msg, related=[group.path])
