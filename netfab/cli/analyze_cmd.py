@@ -132,6 +132,7 @@ def analyze(
     from netfab.analyze.report import RULES, render_json, render_text
     from netfab.analyze.run import AnalysisInputError, AnalyzeOptions
     from netfab.analyze.run import analyze as run_analysis
+    from netfab.cli import teardown
     from netfab.cli.pipeline import err_console, load_plan
     from netfab.cli.report_options import emit_report, report_context
     from netfab.core.findings import has_errors
@@ -148,6 +149,9 @@ def analyze(
         gc.freeze()
         gc.enable()
     plan = loaded.plan
+    if lab is None:  # the lab check runs traffic and subprocesses: that exit takes the interpreter's usual path
+        teardown.memory_only()
+        teardown.outlive(loaded)
     options = AnalyzeOptions(
         trials=trials,
         seed=seed,

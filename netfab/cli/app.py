@@ -144,6 +144,7 @@ def _input_error(exc: InputError) -> NoReturn:
 
 def main() -> None:
     """Console-script entry point: never lets a traceback reach an operator unless NETFAB_DEBUG is set."""
+    from netfab.cli import teardown
     from netfab.cli.config import ConfigError
     from netfab.cli.streams import protect_standard_streams
     from netfab.core.redact import env_secrets, install_log_redaction, redact
@@ -153,6 +154,7 @@ def main() -> None:
     protect_standard_streams()  # a reader that goes away (`| head -1`) must not stop a rollout half-way
     secrets = (*Credentials.from_env().secrets(), *env_secrets())
     install_log_redaction(secrets)  # any log record (netfab's, Nornir's, paramiko's) is masked when created
+    teardown.arm()  # this process ends with the verb: one that holds only memory may skip freeing it
     try:
         if os.environ.get(ENV_PATH):
             # Records the user added are input: read them all before any verb, so a bad one is exit 2 with
@@ -166,9 +168,9 @@ def main() -> None:
         # standalone_mode=False: click returns the exit code of typer.Exit instead of calling sys.exit,
         # and raises usage errors, so both pass through the handlers below.
         rc = command(standalone_mode=False, default_map=defaults)
-        sys.exit(rc if isinstance(rc, int) else ExitCode.OK)
+        teardown.finish(rc if isinstance(rc, int) else ExitCode.OK)
     except typer.Exit as exc:
-        sys.exit(exc.exit_code)
+        teardown.finish(exc.exit_code)
     except typer.Abort:
         typer.echo("aborted", err=True)
         sys.exit(ExitCode.USAGE)

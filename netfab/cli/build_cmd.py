@@ -38,6 +38,9 @@ def build(
 
     Output is deterministic and written atomically: a failure leaves the previous build untouched.
     """
+    from netfab.cli import teardown
+
+    teardown.memory_only()
     started = time.perf_counter()
     only_some = platform is not None or limit is not None
     # First, before importing the renderer or the rules: is there anything to do at all?
@@ -57,6 +60,7 @@ def build(
         raise typer.Exit(ExitCode.USAGE)
     selection = BuildSelection(platform=platform, device_glob=limit)
     loaded = load_plans(intent, strict=strict, networks=[network] if network else None)
+    teardown.outlive(loaded)  # the plans live until the process exits: freeing them first is only cost
     for one in loaded:
         plan = one.plan
         total = sum(selection.wants_device(d) for d in plan.devices.values()) + sum(

@@ -34,6 +34,7 @@ def diff(
 ) -> None:
     """Show what building INTENT_B instead of INTENT_A changes: switch configs as facts (grouped the way audit
     groups drift), host scripts, cabling and inventory as lines. Nothing is written."""
+    from netfab.cli import teardown
     from netfab.cli.pipeline import load_plan
     from netfab.cli.report_options import emit_report, report_context
     from netfab.diff.compare import compare_plans
@@ -45,6 +46,8 @@ def diff(
         b = load_plan(b_paths, strict=strict).plan
         if ":" in new and not Path(new).exists():
             b_paths = [Path(new.partition(":")[2])]
+    teardown.memory_only()
+    teardown.outlive((a, b))  # both plans live until the process exits: freeing them first is only cost
     compared = compare_plans(a, b)
     changes = changes_between(compared.old, compared.new, compared.explained, b, previous_plan=a)
     # A pull request's annotations land on the intent that makes the change.

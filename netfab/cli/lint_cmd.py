@@ -48,8 +48,10 @@ def lint(
 ) -> None:
     """Check intent files: YAML hazards, schema, fabric rules (QoS, PFC, ECN, NIC, ECMP, topology, pools) and,
     unless --no-plan, the expanded plan (port use, MTU and PFC along paths, hashing per hop, duplicates)."""
+    from netfab.cli import teardown
     from netfab.cli.report_options import emit_report, report_context
 
+    teardown.memory_only()
     result = _lint_each(paths, strict, plan, cache) if each else _lint(paths, strict, plan, cache)
     # Text never shows rule metadata; not importing the rules keeps a cached lint from loading them at all.
     rules = () if fmt is ReportFormat.TEXT else _rule_infos()
