@@ -3,9 +3,10 @@
 A 100k-GPU plan is a few hundred thousand small objects. Freeing them one by one, first when the verb's
 locals go and then again for every module at interpreter shutdown, costs 0.2-0.5 s of a 3-4 s `netfab lint`
 and more for build and analyze, all to return memory that the kernel takes back at once when the process
-exits. mypy ends its runs the same way. Only the real console entry (`main()`) arms it, so a verb run
-in-process (CliRunner, a library caller) never exits early and never keeps anything alive; and only verbs
-that declare they hold nothing but memory (no threads, no open outputs: lint, build, diff, analyze) opt in.
+exits. mypy ends its runs the same way. Only the `netfab` command itself (netfab.cli.app.console) arms it,
+so a verb run in-process (CliRunner, a caller of main(), a library caller) never exits early and never keeps
+anything alive; and only verbs that declare they hold nothing but memory (no threads, no open outputs: lint,
+build, diff, analyze) opt in.
 Everything the interpreter would do that has an effect outside the process still happens: the atexit
 handlers run (logging's flush, multiprocessing's worker reaping, tempfile's cleanup) and both standard
 streams are flushed. Any doubt (a thread still running, a stream that will not flush) takes the normal path.
@@ -25,7 +26,7 @@ _kept: list[object] = []
 
 
 def arm() -> None:
-    """Called by the console entry point: this process ends when the verb does."""
+    """Called by the `netfab` command (netfab.cli.app.console): this process ends when the verb does."""
     global _entry
     _entry = True
 

@@ -83,7 +83,7 @@ def validate(source: IntentSource) -> tuple[Intent | None, list[Finding]]:
 
     from netfab.intent import Intent
     from netfab.intent.retired import retired_finding
-    from netfab.load import validation_findings
+    from netfab.load.schema_errors import validation_findings
 
     try:
         return Intent.model_validate(source.data), []

@@ -21,10 +21,25 @@ LOAD004 empty file (note); LOAD005 merged whole intents (each with a topology) n
 for other findings.
 """
 
+from typing import TYPE_CHECKING
+
 from netfab.core.findings import RuleInfo, Severity
 from netfab.load.merge import UNREADABLE_RULES, IntentSource, expand_paths, load_intent_source, merge_data
-from netfab.load.schema_errors import validation_findings
 from netfab.load.yamlsource import DataPath, SourceMap, dotted, parse_yaml_file, parse_yaml_text
+
+if TYPE_CHECKING:
+    from netfab.load.schema_errors import validation_findings
+
+
+def __getattr__(name: str) -> object:
+    # Loading YAML needs no pydantic; schema findings do. Imported on first use, so the no-op build's
+    # up-to-date check (which only reads the YAML) does not pay ~0.05 s for pydantic.
+    if name == "validation_findings":
+        from netfab.load.schema_errors import validation_findings
+
+        return validation_findings
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 _E, _W, _I = Severity.ERROR, Severity.WARNING, Severity.INFO
 
