@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from string import Formatter
 
 from netfab.intent import Intent
 
@@ -48,6 +49,27 @@ class MissingPlaceholder(ValueError):
         self.role = role
 
 
+_Part = tuple[str, str | None, str]
+"""Literal text, then the placeholder after it (None at the end) and its format spec."""
+
+
+def _compile(template: str) -> tuple[_Part, ...] | None:
+    """`template` cut at its placeholders by str.format's own parser, when every placeholder is a plain name
+    with a literal spec ('{rack:03d}'): then format(value, spec) per placeholder is what str.format does.
+    None for anything else (conversions, nested specs, indexing, a malformed template): str.format then runs
+    as it is, errors included."""
+    try:
+        parsed = list(Formatter().parse(template))
+    except ValueError:
+        return None
+    parts: list[_Part] = []
+    for literal, field, spec, conversion in parsed:
+        if field is not None and (not field.isidentifier() or conversion is not None or "{" in (spec or "")):
+            return None
+        parts.append((literal, field, spec or ""))
+    return tuple(parts)
+
+
 class Namer:
     """Formats names; templates are resolved once per fabric, not per device."""
 
@@ -64,13 +86,33 @@ class Namer:
         self.templates = {
             role: getattr(naming, role) or defaults[role] for role in ("leaf", "spine", "superspine", "server")
         }
+        # Parsed once: str.format parses its template on every call, ~2 us of each of the 19,000 names of a
+        # 100k-GPU fabric.
+        self._parts = {role: _compile(template) for role, template in self.templates.items()}
 
     def name(self, role: str, **coords: int | None) -> str:
         template = self.templates[role]
+        parts = self._parts[role]
         try:
-            name = template.format(fabric=self.fabric, **{k: v for k, v in coords.items() if v is not None})
+            if parts is None:
+                name = template.format(fabric=self.fabric, **{k: v for k, v in coords.items() if v is not None})
+            else:
+                name = self._format(parts, coords)
         except KeyError as exc:
             raise MissingPlaceholder(role, template, str(exc.args[0])) from None
         if not SAFE_NAME.match(name) or ".." in name:
             raise UnsafeName(role, name)
         return name
+
+    def _format(self, parts: tuple[_Part, ...], coords: dict[str, int | None]) -> str:
+        """template.format(fabric=..., **coords without its None values), from the parsed template: the same
+        text, and the same KeyError (the first placeholder without a value, left to right)."""
+        out = ""
+        for literal, field, spec in parts:
+            out += literal
+            if field is not None:
+                value = self.fabric if field == "fabric" else coords.get(field)
+                if value is None:
+                    raise KeyError(field)
+                out += format(value, spec)
+        return out
