@@ -144,7 +144,7 @@ def analyze(
     # followed and a full collection in build_routes (0.5-0.6 s): 1.4 s of GC per clos3-100k run in all.
     gc.disable()
     try:
-        loaded = load_plan(intent, strict=strict, network=network)
+        loaded = load_plan(intent, strict=strict, network=network, bgp=False)  # the analysis reads no BGP session
     finally:
         gc.freeze()
         gc.enable()

@@ -52,15 +52,22 @@ def print_findings(findings: list[Finding], files: list[Path] | None = None) -> 
         sys.stderr.write(render_text(findings, ctx))
 
 
-def load_plan(paths: list[Path], strict: bool = False, lab: bool = False, network: str | None = None) -> Loaded:
+def load_plan(
+    paths: list[Path], strict: bool = False, lab: bool = False, network: str | None = None, bgp: bool = True
+) -> Loaded:
     """Lint the intent, expand one of its networks (the back end unless `network` names another), and lint
     the plan. Exits 2 on unreadable input or an unknown network, 1 on errors.
-    lab=True designs the lab variant (every switch FRR, scaled by the intent's lab section)."""
-    return load_plans(paths, strict=strict, lab=lab, networks=[network] if network else None)[0]
+    lab=True designs the lab variant (every switch FRR, scaled by the intent's lab section). bgp=False is
+    for a caller that reads no BGP session (netfab.design.design's bgp: ~20 % of a large design)."""
+    return load_plans(paths, strict=strict, lab=lab, networks=[network] if network else None, bgp=bgp)[0]
 
 
 def load_plans(
-    paths: list[Path], strict: bool = False, lab: bool = False, networks: list[str] | None = None
+    paths: list[Path],
+    strict: bool = False,
+    lab: bool = False,
+    networks: list[str] | None = None,
+    bgp: bool = True,
 ) -> list[Loaded]:
     """load_plan for several networks of one intent (every network when `networks` is None), linting the
     intent once."""
@@ -89,7 +96,7 @@ def load_plans(
     for i, name in enumerate(wanted):
         # The intent's own findings (warnings: errors stopped above) are reported once, with the first network.
         intent_findings = result.findings if i == 0 else []
-        loaded.append(_load_network(root, name, source, source_file, intent_findings, plan_rules, strict, lab))
+        loaded.append(_load_network(root, name, source, source_file, intent_findings, plan_rules, strict, lab, bgp))
     return loaded
 
 
@@ -102,6 +109,7 @@ def _load_network(
     plan_rules: RuleRegistry,
     strict: bool,
     lab: bool,
+    bgp: bool = True,
 ) -> Loaded:
     from netfab.design import DesignError, design
     from netfab.lint.api import run_rules
@@ -117,7 +125,7 @@ def _load_network(
         for note in lab_notes:
             err_console.print(f"lab: {note}")
     try:
-        plan = design(intent, source_file, network)
+        plan = design(intent, source_file, network, bgp)
     except DesignError as exc:
         ctx = LintContext.build(view.intent, source, prefix=view.path, root=root)
         print_findings(exc.located(lambda path: ctx.at(*path)), source.files)
