@@ -138,6 +138,8 @@ def analyze(
     from netfab.core.findings import has_errors
     from netfab.core.fs import write_files
 
+    if lab is None:  # the lab check runs traffic and subprocesses: that exit takes the interpreter's usual path
+        teardown.memory_only()
     # The plan (~970,000 tracked objects at 100k GPUs) lives until the process exits and holds no garbage, so it
     # is frozen out of the cyclic GC: design() builds it with the collector off, and the first allocation after
     # that scanned all of it as one generation-0 pass (0.35 s CPU, inside the plan rules), younger passes
@@ -149,9 +151,6 @@ def analyze(
         gc.freeze()
         gc.enable()
     plan = loaded.plan
-    if lab is None:  # the lab check runs traffic and subprocesses: that exit takes the interpreter's usual path
-        teardown.memory_only()
-        teardown.outlive(loaded)
     options = AnalyzeOptions(
         trials=trials,
         seed=seed,

@@ -60,7 +60,6 @@ def build(
         raise typer.Exit(ExitCode.USAGE)
     selection = BuildSelection(platform=platform, device_glob=limit)
     loaded = load_plans(intent, strict=strict, networks=[network] if network else None)
-    teardown.outlive(loaded)  # the plans live until the process exits: freeing them first is only cost
     for one in loaded:
         plan = one.plan
         total = sum(selection.wants_device(d) for d in plan.devices.values()) + sum(

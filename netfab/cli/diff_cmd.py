@@ -40,14 +40,13 @@ def diff(
     from netfab.diff.compare import compare_plans
     from netfab.diff.summary import RULES, changes_between, render_text, to_findings
 
+    teardown.memory_only()  # two plans and their configs in memory, nothing open at the end
     with tempfile.TemporaryDirectory(prefix="netfab-diff-") as tmp:
         a = load_plan(resolve_side(old, Path(tmp) / "a"), strict=strict).plan
         b_paths = resolve_side(new, Path(tmp) / "b")
         b = load_plan(b_paths, strict=strict).plan
         if ":" in new and not Path(new).exists():
             b_paths = [Path(new.partition(":")[2])]
-    teardown.memory_only()
-    teardown.outlive((a, b))  # both plans live until the process exits: freeing them first is only cost
     compared = compare_plans(a, b)
     changes = changes_between(compared.old, compared.new, compared.explained, b, previous_plan=a)
     # A pull request's annotations land on the intent that makes the change.

@@ -111,6 +111,7 @@ def _load_network(
     lab: bool,
     bgp: bool = True,
 ) -> Loaded:
+    from netfab.cli import teardown
     from netfab.design import DesignError, design
     from netfab.lint.api import run_rules
     from netfab.lint.context import LintContext
@@ -126,6 +127,7 @@ def _load_network(
             err_console.print(f"lab: {note}")
     try:
         plan = design(intent, source_file, network, bgp)
+        teardown.outlive(plan)  # a verb that ends with the process: no GC passes over the plan, no freeing it
     except DesignError as exc:
         ctx = LintContext.build(view.intent, source, prefix=view.path, root=root)
         print_findings(exc.located(lambda path: ctx.at(*path)), source.files)

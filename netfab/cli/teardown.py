@@ -15,6 +15,7 @@ streams are flushed. Any doubt (a thread still running, a stream that will not f
 from __future__ import annotations
 
 import atexit
+import gc
 import os
 import sys
 import threading
@@ -38,10 +39,17 @@ def memory_only() -> None:
 
 
 def outlive(obj: object) -> None:
-    """Keep `obj` until the process exits instead of freeing it now, when the exit will not free it either.
-    Anywhere else (tests, library callers, a verb that did not opt in) this does nothing."""
+    """Keep `obj` until the process exits instead of freeing it now, when the exit will not free it either,
+    and move everything alive out of the cyclic GC's reach. Anywhere else (tests, library callers, a verb that
+    did not opt in) this does nothing.
+
+    design() builds a plan with the collector off; the first allocation after it scans the whole plan (~700,000
+    tracked objects at 100k GPUs) as one generation-0 pass and later passes scan it again: ~0.3 s of a lint,
+    for objects that live until the exit and form no cycles. gc.freeze() parks them in the permanent generation;
+    in a process that ends with the verb, nothing frozen needed collecting."""
     if _entry and _memory_only:
         _kept.append(obj)
+        gc.freeze()
 
 
 def finish(code: int) -> NoReturn:
