@@ -126,8 +126,8 @@ def _load_network(
         for note in lab_notes:
             err_console.print(f"lab: {note}")
     try:
-        plan = design(intent, source_file, network, bgp)
-        teardown.outlive(plan)  # a verb that ends with the process: no GC passes over the plan, no freeing it
+        # For a verb that ends with the process: no GC pass over the plan, no freeing it (teardown.outliving).
+        plan = teardown.outliving(design, intent, source_file, network, bgp)
     except DesignError as exc:
         ctx = LintContext.build(view.intent, source, prefix=view.path, root=root)
         print_findings(exc.located(lambda path: ctx.at(*path)), source.files)

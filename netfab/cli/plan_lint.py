@@ -31,8 +31,9 @@ def with_plan(result: LintResult, source: IntentSource, strict: bool) -> LintRes
         return result  # design needs a lint-clean intent; the intent's own errors come first
     source_file = str(source.files[0]) if source.files else "<intent>"
     try:
-        plan = design(result.intent, source_file, BACKEND, False)  # bgp=False: the plan rules read no BGP session
-        teardown.outlive(plan)  # `netfab lint` exits right after: no GC passes over the plan, no freeing it
+        # bgp=False: the plan rules read no BGP session; `netfab lint` exits right after, so no GC pass over the
+        # plan and no freeing it (teardown.outliving).
+        plan = teardown.outliving(design, result.intent, source_file, BACKEND, False)
     except DesignError as exc:
         ctx = LintContext.build(result.intent, source)
         added = exc.located(lambda path: ctx.at(*path))

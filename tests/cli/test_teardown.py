@@ -3,6 +3,7 @@ run, and the interpreter's usual path whenever a thread still runs or the caller
 
 from __future__ import annotations
 
+import gc
 import json
 import subprocess
 import sys
@@ -75,11 +76,28 @@ def test_a_running_thread_gets_the_interpreters_usual_exit(tmp_path: Path) -> No
     assert (tmp_path / "atexit").read_text() == "ran"
 
 
-def test_in_process_callers_keep_nothing_alive() -> None:
-    # Not armed (no console entry in this test process): outlive() must not hold the object, or every
-    # in-process lint of a big plan would leak it.
+def test_in_process_callers_keep_nothing_alive_and_keep_their_gc() -> None:
+    # Not armed (no console entry in this test process): outliving() must not hold the result, or every
+    # in-process lint of a big plan would leak it, nor freeze the caller's heap.
     assert not teardown._entry
-    before = len(teardown._kept)
+    before, frozen = len(teardown._kept), gc.get_freeze_count()
     teardown.memory_only()
-    teardown.outlive(object())
-    assert len(teardown._kept) == before
+    made = teardown.outliving(dict, a=1)
+    assert made == {"a": 1}
+    assert len(teardown._kept) == before and gc.get_freeze_count() == frozen and gc.isenabled()
+
+
+def test_armed_outliving_keeps_the_result_and_freezes_it_before_the_gc_is_back(tmp_path: Path) -> None:
+    body = """
+        import gc
+        seen = []
+        def make():
+            seen.append(gc.isenabled())
+            return [[i] for i in range(1000)]
+        made = teardown.outliving(make)
+        assert seen == [False] and gc.isenabled() and gc.get_freeze_count() >= 1000
+        assert any(k is made for k in teardown._kept)
+        teardown.finish(0)
+        """
+    done = _script(tmp_path, body)
+    assert done.returncode == 0, done.stderr
