@@ -145,7 +145,8 @@ def _input_error(exc: InputError) -> NoReturn:
 
 
 def main() -> None:
-    """Console-script entry point: never lets a traceback reach an operator unless NETFAB_DEBUG is set."""
+    """The CLI (console() is the `netfab` command): never lets a traceback reach an operator unless NETFAB_DEBUG
+    is set."""
     from netfab.cli import teardown
     from netfab.cli.config import ConfigError
     from netfab.cli.streams import protect_standard_streams

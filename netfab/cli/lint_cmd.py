@@ -51,7 +51,8 @@ def lint(
     from netfab.cli import teardown
     from netfab.cli.report_options import emit_report, report_context
 
-    teardown.memory_only()
+    if not each:  # --each designs one plan per file: those must be freed as it goes, not kept to the exit
+        teardown.memory_only()
     result = _lint_each(paths, strict, plan, cache) if each else _lint(paths, strict, plan, cache)
     # Text never shows rule metadata; not importing the rules keeps a cached lint from loading them at all.
     rules = () if fmt is ReportFormat.TEXT else _rule_infos()
