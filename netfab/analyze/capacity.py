@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from netfab.analyze.ports import PortKinds, port_kinds
 from netfab.design.plan import FabricPlan
 from netfab.intent import Intent
 
@@ -114,16 +115,21 @@ def ring_allreduce_seconds(n: int, message_bytes: float, per_gpu_gbps: float) ->
     return 2 * (n - 1) / n * message_bytes * 8 / (per_gpu_gbps * 1e9)
 
 
-def analyze_capacity(intent: Intent, plan: FabricPlan, message_bytes: int = DEFAULT_MESSAGE_BYTES) -> Capacity:
+def analyze_capacity(
+    intent: Intent, plan: FabricPlan, message_bytes: int = DEFAULT_MESSAGE_BYTES, counted: PortKinds | None = None
+) -> Capacity:
+    """`counted`: port_kinds(plan), when the caller has counted them already."""
     topo = intent.topology
     down: dict[str, float] = {}
     up: dict[str, float] = {}
-    for dev in plan.devices.values():
-        for i in dev.interfaces:
-            if i.role == "fabric_up":
-                up[dev.name] = up.get(dev.name, 0.0) + i.speed_gbps
+    # Per kind, speed x count: speeds are whole Gb/s, so the float sums are exact and equal to the sums port by
+    # port in any order.
+    for name, kinds in (counted if counted is not None else port_kinds(plan)).items():
+        for (_, role, speed, _), count in kinds.items():
+            if role == "fabric_up":
+                up[name] = up.get(name, 0.0) + speed * count
             else:
-                down[dev.name] = down.get(dev.name, 0.0) + i.speed_gbps
+                down[name] = down.get(name, 0.0) + speed * count
     leaves = plan.devices_of("leaf")
     spines = plan.devices_of("spine")
     tiers = {"leaf": _tier("leaf", leaves, down, up, topo.leaf.oversubscription)}

@@ -18,6 +18,7 @@ from functools import cache
 from operator import attrgetter
 from typing import Any
 
+from netfab.analyze.ports import PortKinds, port_kinds
 from netfab.capabilities import BufferData
 from netfab.core.findings import Finding, Location, Severity
 from netfab.design.plan import FabricPlan
@@ -29,8 +30,6 @@ from netfab.lossless.headroom import HeadroomBreakdown, headroom
 HEADROOM_BUFFER_WARN = 0.5
 """Warn when headroom reservations take more than this share of a switch's shared buffer: what is left is
 the pool that absorbs every burst (planning figure; shared-headroom-pool ASICs reserve less)."""
-_PORT_KIND = attrgetter("lossless", "role", "speed_gbps", "cable_m")
-"""What an interface's headroom depends on (with its switch's role)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,7 +188,9 @@ class LosslessBudget:
         return out
 
 
-def analyze_lossless(intent: Intent, plan: FabricPlan) -> LosslessBudget:
+def analyze_lossless(intent: Intent, plan: FabricPlan, counted: PortKinds | None = None) -> LosslessBudget:
+    """`counted`: port_kinds(plan), when the caller has counted them already."""
+    counted = counted if counted is not None else port_kinds(plan)
     qos = intent.qos
     mtu = intent.underlay.mtu
     priorities = tuple(qos.pfc_priorities)
@@ -211,11 +212,10 @@ def analyze_lossless(intent: Intent, plan: FabricPlan) -> LosslessBudget:
     kinds: Counter[tuple[str, str, int, float]] = Counter()
     per_switch: dict[str, tuple[int, int]] = {}
     # Per switch: lossless port count and reserved bytes; the busiest switch of a role is the one reported.
-    # A switch's ports are first counted per kind in C (Counter over attrgetter): a Python statement per port
-    # was ~0.3 s CPU over the 420,000 interfaces of a 100k-GPU fabric, and a switch has a handful of kinds.
+    # A switch's ports come counted per kind (netfab.analyze.ports): a switch has a handful of kinds.
     for dev in plan.devices.values():
         reserved = ports = 0
-        for (lossless, port_role, speed, cable), count in Counter(map(_PORT_KIND, dev.interfaces)).items():
+        for (lossless, port_role, speed, cable), count in counted[dev.name].items():
             if not lossless:
                 continue
             link = "host" if port_role == "host" else _link_of(dev.role, port_role)

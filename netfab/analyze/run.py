@@ -16,6 +16,7 @@ from netfab.analyze.ecmp_model import EcmpModel, Scenario, ScenarioResult, compa
 from netfab.analyze.flows import flow_set
 from netfab.analyze.hashing import KERNEL_FIELD_BITS, kernel_policy_for
 from netfab.analyze.lossless_budget import LosslessBudget, analyze_lossless
+from netfab.analyze.ports import port_kinds
 from netfab.analyze.routing import FabricRoutes, build_routes
 from netfab.analyze.stats import paired_quantile_gain
 from netfab.core.findings import Finding, Location, Severity
@@ -164,8 +165,9 @@ class Analysis:
 def analyze(intent: Intent, plan: FabricPlan, options: AnalyzeOptions, source_file: str = "<intent>") -> Analysis:
     gpus_per_server = intent.topology.servers.gpus_per_server
     routes = build_routes(plan, gpus_per_server)
-    capacity = analyze_capacity(intent, plan, options.message_bytes)
-    lossless = analyze_lossless(intent, plan)
+    kinds = port_kinds(plan)
+    capacity = analyze_capacity(intent, plan, options.message_bytes, kinds)
+    lossless = analyze_lossless(intent, plan, kinds)
     ecmp = _ecmp(intent, plan, routes, capacity, options)
     deadlock = check_deadlock(plan)
     findings = [
