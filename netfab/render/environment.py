@@ -8,19 +8,22 @@ release as `caps` (so a limit lint checks is the limit the template enforces) an
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
-from types import BuiltinFunctionType, MethodType
+from types import BuiltinFunctionType, FunctionType, MethodType
 from typing import TYPE_CHECKING, Any
 
 import jinja2
+import jinja2.compiler
+import jinja2.filters
+import jinja2.nodes
 import jinja2.runtime
 
 from netfab.core.paths import templates_dir
 
 if TYPE_CHECKING:
-    from netfab.design.plan import NicCongestionPlan
+    from netfab.design.plan import BgpNeighborPlan, InterfacePlan, NicCongestionPlan, NicPlan, QosPlan
 
 
 def _kbytes(n: int) -> int:
@@ -91,6 +94,110 @@ def host_qos(nic: NicCongestionPlan) -> HostQosArgs:
     return args
 
 
+@dataclass(frozen=True, slots=True)
+class HostDcqcnArgs:
+    """What a host script's DCQCN block (templates/host/dcqcn.j2) reads of its network's NicCongestionPlan,
+    in the order the script writes it."""
+
+    mask: int
+    """ROCE_CC_PRIO_MASK: bit N set for each DCQCN priority N."""
+    enable: tuple[tuple[int, int], ...]
+    """(priority, 1 or 0) for priorities 0..7: DCQCN on that priority (0 everywhere when it is disabled)."""
+    rp: tuple[tuple[str, int], ...]
+    """Reaction-point parameters, sorted by name as Jinja's dictsort does (case-insensitively)."""
+    np: tuple[tuple[str, int], ...]
+    """Notification-point parameters, sorted the same way."""
+
+
+_HOST_DCQCN: dict[int, tuple[NicCongestionPlan, HostDcqcnArgs]] = {}
+
+
+def host_dcqcn(nic: NicCongestionPlan) -> HostDcqcnArgs:
+    """The DCQCN block's values of `nic`, derived once per NicCongestionPlan (held like host_qos's)."""
+    hit = _HOST_DCQCN.get(id(nic))
+    if hit is not None and hit[0] is nic:
+        return hit[1]
+    args = HostDcqcnArgs(
+        mask=sum(2**p for p in nic.dcqcn_priorities),
+        enable=tuple((p, 1 if nic.dcqcn_enabled and p in nic.dcqcn_priorities else 0) for p in range(8)),
+        rp=tuple(jinja2.filters.do_dictsort(nic.rp)),
+        np=tuple(jinja2.filters.do_dictsort(nic.np)),
+    )
+    _HOST_DCQCN[id(nic)] = (nic, args)
+    return args
+
+
+def rdma_device_names(nics: Iterable[NicPlan]) -> list[str]:
+    """The RDMA device names of a server's NICs that have one, in NIC order."""
+    return [n.rdma_device for n in nics if n.rdma_device]
+
+
+def route_blocks(nics: Iterable[NicPlan]) -> list[tuple[str, list[NicPlan]]]:
+    """(block, the NICs that route it) for every block a server's NICs route, in the order Jinja's dictsort
+    gives the blocks (case-insensitive), each block's NICs in NIC order."""
+    blocks: dict[str, list[NicPlan]] = {}
+    for n in nics:
+        for r in n.routes:
+            blocks.setdefault(r, []).append(n)
+    return jinja2.filters.do_dictsort(blocks)
+
+
+# One entry per (QosPlan, DSCPs per line): a fabric's switches share one QosPlan per role, and the 64-entry
+# map's grouping by traffic class was ~15 % of rendering a rack switch's config.
+_DSCP_MAP: dict[tuple[int, int], tuple[QosPlan, tuple[tuple[str, int], ...]]] = {}
+
+
+def dscp_map_rows(qos: QosPlan, per_line: int) -> tuple[tuple[str, int], ...]:
+    """('D D D ...', traffic class) per map line: the traffic classes in ascending order, each one's DSCPs
+    ascending, `per_line` to a line."""
+    key = (id(qos), per_line)
+    hit = _DSCP_MAP.get(key)
+    if hit is not None and hit[0] is qos:
+        return hit[1]
+    rows: list[tuple[str, int]] = []
+    for tc in sorted(set(qos.dscp_to_queue.values())):
+        dscps = qos.dscps_of(tc)
+        for i in range(0, len(dscps), per_line):
+            rows.append((" ".join(map(str, dscps[i : i + per_line])), tc))
+    out = tuple(rows)
+    _DSCP_MAP[key] = (qos, out)
+    return out
+
+
+def port_kinds(interfaces: Iterable[InterfacePlan]) -> list[str]:
+    """['lossless'] when any port is lossless, then 'lossy' when any is not: the QoS profiles a switch needs."""
+    lossless = lossy = False
+    for i in interfaces:
+        if i.lossless:
+            lossless = True
+        else:
+            lossy = True
+    return (["lossless"] if lossless else []) + (["lossy"] if lossy else [])
+
+
+def peer_groups(neighbors: Iterable[BgpNeighborPlan]) -> list[str]:
+    """The BGP peer groups of `neighbors`, as `map(attribute='peer_group') | unique | sort` gives them: the first
+    of each case-insensitively equal name, sorted case-insensitively (stable), as Jinja's filters compare."""
+    fold = jinja2.filters.ignore_case
+    seen: set[str] = set()
+    groups: list[str] = []
+    for n in neighbors:
+        key = fold(n.peer_group)
+        if key not in seen:
+            seen.add(key)
+            groups.append(n.peer_group)
+    return sorted(groups, key=fold)
+
+
+def split_neighbors(neighbors: Iterable[BgpNeighborPlan]) -> tuple[list[BgpNeighborPlan], list[BgpNeighborPlan]]:
+    """(unnumbered neighbours, neighbours with an address), each in plan order."""
+    unnumbered: list[BgpNeighborPlan] = []
+    numbered: list[BgpNeighborPlan] = []
+    for n in neighbors:
+        (unnumbered if n.address is None else numbered).append(n)
+    return unnumbered, numbered
+
+
 class UnsupportedFeature(Exception):
     """A template met an intent feature its platform cannot express. Lint's capability rules should
     have stopped this earlier; rendering refuses rather than silently leaving a stanza out."""
@@ -152,11 +259,15 @@ class _PlanContext(jinja2.runtime.Context):
     platform records (`naming.interface_mtu(...)`) and builtin methods (`.split`, `.append`, `.items`), ~180,000
     calls in a 24k-GPU build. Context.call asks each callable, and its __call__, whether it wants the context
     or environment passed (a `jinja_pass_arg` attribute): a builtin can never carry one, and a bound method
-    carries its function's, so those two kinds are called directly when they do not, exactly as call() would."""
+    carries its function's, so those two kinds are called directly when they do not, exactly as call() would.
+    So is a plain function (the template globals below): its own `__call__` is a method-wrapper, which carries
+    no attribute of its function's."""
 
     def call(__self, __obj: Any, *args: Any, **kwargs: Any) -> Any:
         kind = type(__obj)
-        if kind is BuiltinFunctionType or (kind is MethodType and not hasattr(__obj, "jinja_pass_arg")):
+        if kind is BuiltinFunctionType or (
+            (kind is MethodType or kind is FunctionType) and not hasattr(__obj, "jinja_pass_arg")
+        ):
             if kwargs:
                 kwargs.pop("_block_vars", None)
                 kwargs.pop("_loop_vars", None)
@@ -167,6 +278,75 @@ class _PlanContext(jinja2.runtime.Context):
                     "value was undefined because a callable raised a StopIteration exception"
                 )
         return super().call(__obj, *args, **kwargs)
+
+
+class _PlanCodeGenerator(jinja2.compiler.CodeGenerator):
+    """Jinja2's code generator, emitting fewer pieces of text for the same output.
+
+    A template's render function is a generator that yields each piece of text (every literal run and every
+    `{{ }}`) and every piece of each included template again, through a Python loop in the including one:
+    ~800 resumptions per switch config, most of a config's rendering after the attribute lookups. Here a run
+    of pieces outside any macro or capture is joined into one string before it is yielded, and an included
+    template (a fixed name, sharing the context) is joined whole and yielded once. The text, its order and
+    the exceptions are the same: the pieces of a run are still evaluated left to right, and a render's
+    pieces are only ever joined (Template.render), so when a piece is computed within its run changes
+    nothing a template can see."""
+
+    def visit_Include(self, node: jinja2.nodes.Include, frame: jinja2.compiler.Frame) -> None:
+        if (
+            self.environment.is_async
+            or node.ignore_missing
+            or not node.with_context
+            or frame.buffer is not None
+            or not isinstance(node.template, jinja2.nodes.Const)
+            or not isinstance(node.template.value, str)
+        ):
+            super().visit_Include(node, frame)
+            return
+        self.writeline("template = environment.get_template(", node)
+        self.visit(node.template, frame)
+        self.write(f", {self.name!r})")
+        self.writeline(
+            "yield environment.concat(template.root_render_func("
+            f"template.new_context(context.get_all(), True, {self.dump_local_context(frame)})))"
+        )
+
+    def visit_Output(self, node: jinja2.nodes.Output, frame: jinja2.compiler.Frame) -> None:
+        if self.environment.is_async or frame.buffer is not None or frame.require_output_check:
+            super().visit_Output(node, frame)
+            return
+        finalize = self._make_finalize()
+        # As CodeGenerator.visit_Output: each item is a list of constant text or a node evaluated at runtime.
+        body: list[list[Any] | jinja2.nodes.Expr] = []
+        for child in node.nodes:
+            try:
+                if not (finalize.const or isinstance(child, jinja2.nodes.TemplateData)):
+                    raise jinja2.nodes.Impossible()
+                const = self._output_child_to_const(child, frame, finalize)
+            except (jinja2.nodes.Impossible, Exception):
+                body.append(child)
+                continue
+            last = body[-1] if body else None
+            if isinstance(last, list):
+                last.append(const)
+            else:
+                body.append([const])
+        if len(body) < 2:
+            super().visit_Output(node, frame)
+            return
+        self.writeline("yield environment.concat((")
+        self.indent()
+        for item in body:
+            if isinstance(item, list):
+                self.writeline(self._output_const_repr(item) + ",")
+            else:
+                self.newline(item)
+                self._output_child_pre(item, frame, finalize)
+                self.visit(item, frame)
+                self._output_child_post(item, frame, finalize)
+                self.write(",")
+        self.outdent()
+        self.writeline("))")
 
 
 @cache
@@ -184,9 +364,19 @@ def _environment(registry_key: str) -> jinja2.Environment:
         auto_reload=False,
     )
     env.context_class = _PlanContext
+    env.code_generator_class = _PlanCodeGenerator
     env.filters.update(kbytes=_kbytes, seconds=_seconds, ms=_ms, ranges=_ranges)
     env.globals["unsupported"] = _unsupported
-    env.globals["host_qos"] = host_qos
+    env.globals.update(
+        host_qos=host_qos,
+        host_dcqcn=host_dcqcn,
+        rdma_device_names=rdma_device_names,
+        route_blocks=route_blocks,
+        dscp_map_rows=dscp_map_rows,
+        port_kinds=port_kinds,
+        peer_groups=peer_groups,
+        split_neighbors=split_neighbors,
+    )
     return env
 
 
