@@ -70,6 +70,12 @@ class HostQosArgs:
     """dcb-ets `TC:strict|ets` for TCs 0..7."""
     bw: tuple[str, ...]
     """dcb-ets `TC:share` for TCs 0..7."""
+    pfc_csv: str
+    """The PFC vector, comma-separated (priorities 0..7)."""
+    tsa_csv: str
+    """The ETS algorithm per TC, comma-separated."""
+    tc_bw_csv: str
+    """The ETS share per TC, comma-separated."""
 
 
 # One entry per NicCongestionPlan (a network has one, shared by all its servers), held with the plan itself so
@@ -89,6 +95,9 @@ def host_qos(nic: NicCongestionPlan) -> HostQosArgs:
         pfc_on=tuple(f"{p}:on" for p in range(8) if nic.pfc_vector[p]),
         tsa=tuple(f"{tc}:{nic.tsa[tc]}" for tc in range(8)),
         bw=tuple(f"{tc}:{nic.tc_bw[tc]}" for tc in range(8)),
+        pfc_csv=",".join(map(str, nic.pfc_vector)),
+        tsa_csv=",".join(map(str, nic.tsa)),
+        tc_bw_csv=",".join(map(str, nic.tc_bw)),
     )
     _HOST_QOS[id(nic)] = (nic, args)
     return args
@@ -107,6 +116,8 @@ class HostDcqcnArgs:
     """Reaction-point parameters, sorted by name as Jinja's dictsort does (case-insensitively)."""
     np: tuple[tuple[str, int], ...]
     """Notification-point parameters, sorted the same way."""
+    priorities_csv: str
+    """The DCQCN priorities, comma-separated."""
 
 
 _HOST_DCQCN: dict[int, tuple[NicCongestionPlan, HostDcqcnArgs]] = {}
@@ -122,6 +133,7 @@ def host_dcqcn(nic: NicCongestionPlan) -> HostDcqcnArgs:
         enable=tuple((p, 1 if nic.dcqcn_enabled and p in nic.dcqcn_priorities else 0) for p in range(8)),
         rp=tuple(jinja2.filters.do_dictsort(nic.rp)),
         np=tuple(jinja2.filters.do_dictsort(nic.np)),
+        priorities_csv=",".join(map(str, nic.dcqcn_priorities)),
     )
     _HOST_DCQCN[id(nic)] = (nic, args)
     return args
