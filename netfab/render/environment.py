@@ -8,11 +8,11 @@ release as `caps` (so a limit lint checks is the limit the template enforces) an
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from types import BuiltinFunctionType, FunctionType, MethodType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import jinja2
 import jinja2.compiler
@@ -81,15 +81,29 @@ class HostQosArgs:
 # One entry per NicCongestionPlan (a network has one, shared by all its servers), held with the plan itself so
 # an id is never taken for another object's. A 100k-GPU build renders 12,288 scripts from one or two plans:
 # deriving these per script was ~60 % of rendering one.
-_HOST_QOS: dict[int, tuple[NicCongestionPlan, HostQosArgs]] = {}
+_HOST_QOS: dict[Any, tuple[object, HostQosArgs]] = {}
+
+_R = TypeVar("_R")
+
+
+def _memo(cache: dict[Any, tuple[object, _R]], owner: object, key: Hashable, build: Callable[[], _R]) -> _R:
+    """`build()` once per `key` (which holds `owner`'s id), kept with `owner` itself so that an id is never
+    taken for another object's."""
+    hit = cache.get(key)
+    if hit is not None and hit[0] is owner:
+        return hit[1]
+    out = build()
+    cache[key] = (owner, out)
+    return out
 
 
 def host_qos(nic: NicCongestionPlan) -> HostQosArgs:
-    hit = _HOST_QOS.get(id(nic))
-    if hit is not None and hit[0] is nic:
-        return hit[1]
+    return _memo(_HOST_QOS, nic, id(nic), lambda: _host_qos(nic))
+
+
+def _host_qos(nic: NicCongestionPlan) -> HostQosArgs:
     pairs = sorted(nic.dscp_to_priority.items())
-    args = HostQosArgs(
+    return HostQosArgs(
         dscp2prio=tuple(f"--dscp2prio set,{d},{p}" for d, p in pairs if p != d // 8),
         dcb_dscp=tuple(f"{d}:{p}" for d, p in pairs),
         pfc_on=tuple(f"{p}:on" for p in range(8) if nic.pfc_vector[p]),
@@ -99,8 +113,6 @@ def host_qos(nic: NicCongestionPlan) -> HostQosArgs:
         tsa_csv=",".join(map(str, nic.tsa)),
         tc_bw_csv=",".join(map(str, nic.tc_bw)),
     )
-    _HOST_QOS[id(nic)] = (nic, args)
-    return args
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,23 +132,22 @@ class HostDcqcnArgs:
     """The DCQCN priorities, comma-separated."""
 
 
-_HOST_DCQCN: dict[int, tuple[NicCongestionPlan, HostDcqcnArgs]] = {}
+_HOST_DCQCN: dict[Any, tuple[object, HostDcqcnArgs]] = {}
 
 
 def host_dcqcn(nic: NicCongestionPlan) -> HostDcqcnArgs:
     """The DCQCN block's values of `nic`, derived once per NicCongestionPlan (held like host_qos's)."""
-    hit = _HOST_DCQCN.get(id(nic))
-    if hit is not None and hit[0] is nic:
-        return hit[1]
-    args = HostDcqcnArgs(
+    return _memo(_HOST_DCQCN, nic, id(nic), lambda: _host_dcqcn(nic))
+
+
+def _host_dcqcn(nic: NicCongestionPlan) -> HostDcqcnArgs:
+    return HostDcqcnArgs(
         mask=sum(2**p for p in nic.dcqcn_priorities),
         enable=tuple((p, 1 if nic.dcqcn_enabled and p in nic.dcqcn_priorities else 0) for p in range(8)),
         rp=tuple(jinja2.filters.do_dictsort(nic.rp)),
         np=tuple(jinja2.filters.do_dictsort(nic.np)),
         priorities_csv=",".join(map(str, nic.dcqcn_priorities)),
     )
-    _HOST_DCQCN[id(nic)] = (nic, args)
-    return args
 
 
 def rdma_device_names(nics: Iterable[NicPlan]) -> list[str]:
@@ -156,24 +167,22 @@ def route_blocks(nics: Iterable[NicPlan]) -> list[tuple[str, list[NicPlan]]]:
 
 # One entry per (QosPlan, DSCPs per line): a fabric's switches share one QosPlan per role, and the 64-entry
 # map's grouping by traffic class was ~15 % of rendering a rack switch's config.
-_DSCP_MAP: dict[tuple[int, int], tuple[QosPlan, tuple[tuple[str, int], ...]]] = {}
+_DSCP_MAP: dict[Any, tuple[object, tuple[tuple[str, int], ...]]] = {}
 
 
 def dscp_map_rows(qos: QosPlan, per_line: int) -> tuple[tuple[str, int], ...]:
     """('D D D ...', traffic class) per map line: the traffic classes in ascending order, each one's DSCPs
     ascending, `per_line` to a line."""
-    key = (id(qos), per_line)
-    hit = _DSCP_MAP.get(key)
-    if hit is not None and hit[0] is qos:
-        return hit[1]
+    return _memo(_DSCP_MAP, qos, (id(qos), per_line), lambda: _dscp_map_rows(qos, per_line))
+
+
+def _dscp_map_rows(qos: QosPlan, per_line: int) -> tuple[tuple[str, int], ...]:
     rows: list[tuple[str, int]] = []
     for tc in sorted(set(qos.dscp_to_queue.values())):
         dscps = qos.dscps_of(tc)
         for i in range(0, len(dscps), per_line):
             rows.append((" ".join(map(str, dscps[i : i + per_line])), tc))
-    out = tuple(rows)
-    _DSCP_MAP[key] = (qos, out)
-    return out
+    return tuple(rows)
 
 
 def port_kinds(interfaces: Iterable[InterfacePlan]) -> list[str]:
