@@ -370,8 +370,22 @@ class _PlanCodeGenerator(jinja2.compiler.CodeGenerator):
         self.writeline("))")
 
 
+# _PlanCodeGenerator overrides private hooks of Jinja 3.1's CodeGenerator (_make_finalize, _output_child_*,
+# dump_local_context); under any other release the stock generator renders the same text, only slower, instead
+# of trusting hooks that may have changed. tests/render/test_code_generator.py compares the two over every
+# platform's templates.
+_GENERATOR: type[jinja2.compiler.CodeGenerator] = (
+    _PlanCodeGenerator if jinja2.__version__.startswith("3.1.") else jinja2.compiler.CodeGenerator
+)
+
+
 @cache
 def _environment(registry_key: str) -> jinja2.Environment:
+    return new_environment(_GENERATOR)
+
+
+def new_environment(generator: type[jinja2.compiler.CodeGenerator]) -> jinja2.Environment:
+    """A fresh template environment compiling with `generator` (environment() is the one to render with)."""
     env = _PlanEnvironment(
         loader=_loader(),
         undefined=jinja2.StrictUndefined,
@@ -385,7 +399,7 @@ def _environment(registry_key: str) -> jinja2.Environment:
         auto_reload=False,
     )
     env.context_class = _PlanContext
-    env.code_generator_class = _PlanCodeGenerator
+    env.code_generator_class = generator
     env.filters.update(kbytes=_kbytes, seconds=_seconds, ms=_ms, ranges=_ranges)
     env.globals["unsupported"] = _unsupported
     env.globals.update(
