@@ -153,7 +153,7 @@ def test_an_output_error_wrapped_by_a_verb_is_still_exit_2(
             raise RuntimeError("cannot write the run journal") from exc
 
     # main() runs the command tree cli_command() builds (verbs, help, project defaults): replace that tree.
-    monkeypatch.setattr(app_module, "cli_command", lambda: (verb, {}))
+    monkeypatch.setattr(app_module, "cli_command", lambda only=None: (verb, {}))
     with pytest.raises(SystemExit) as info:
         app_module.main()
     assert info.value.code == 2
