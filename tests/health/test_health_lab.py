@@ -65,7 +65,9 @@ def test_health_names_the_throttled_link_from_counters_alone(health_lab: HealthL
     doc = json.loads(proc.stdout)
     assert [(s["device"], s["port"]) for s in doc["details"]["slow_links"]] == [("leaf2", "swp1")]
     rules = {f["rule_id"] for f in doc["findings"]}
-    assert rules == {"HEALTH-SLOW-LINK"}, rules  # no errors, no down links, nothing unreadable
+    # no errors, no down links, nothing unreadable; the messages say which link and why if this ever fails
+    # (it did twice in earlier sessions with an extra HEALTH-TX-RX, cause not yet known)
+    assert rules == {"HEALTH-SLOW-LINK"}, [(f["rule_id"], f["message"], f.get("expected")) for f in doc["findings"]]
     (finding,) = doc["findings"]
     assert "up and error-free" in finding["message"] and "host1 eth1" in finding["message"]
     # The step time followed the throttled path all along.
