@@ -73,11 +73,12 @@ def test_a_switch_only_knob_renders_only_the_switches(tmp_path: Path, renders: C
     plan = _plan(knob)
     result = build_module.build(plan, tmp_path / "out", workers=1)
     assert renders == {"switch": 48}  # every switch has the watchdog; no host script reads it
-    assert result.reused == 128 + 4  # and neither the cabling plan nor the three inventory files
+    assert result.reused == 128 + 3  # nor the three inventory files
     assert len([f for f in result.written if f.startswith("configs/")]) == 48
+    assert "cabling.csv" not in result.written  # written out again, but kept by its bytes: the previous inode
     renders.clear()
     again = build_module.build(plan, tmp_path / "out", workers=1)  # the same inputs (no CLI up-to-date check)
-    assert renders == {} and again.reused == 180 and again.written == []
+    assert renders == {} and again.reused == 179 and again.written == []
     _same_as_a_fresh_build(plan, tmp_path / "out" / "rail-4su", tmp_path / "fresh")
 
 
@@ -95,7 +96,7 @@ def test_one_device_changed_renders_that_device_alone(tmp_path: Path, renders: C
         *(f for f in result.manifest.files if f.startswith("configs/su2-leaf3.")),  # type: ignore[union-attr]
         f"hosts/{server.name}.sh",
     }
-    assert result.reused == 176 - 2 + 4  # the cabling plan and the inventory do not show a port's MTU
+    assert result.reused == 176 - 2 + 3  # the inventory does not show a port's MTU
     _same_as_a_fresh_build(plan, tmp_path / "out" / "rail-4su", tmp_path / "fresh")
 
 
@@ -107,7 +108,7 @@ def test_the_fabric_wide_files_render_when_what_they_show_changes(tmp_path: Path
     plan.links[7] = dataclasses.replace(link, cable_m=link.cable_m + 1)  # in the cabling plan
     result = build_module.build(plan, tmp_path / "out", workers=1)
     assert {"cabling.csv", "inventory/hosts.yaml"} <= set(result.written)
-    assert result.reused == 176 - 1  # spine3, the cabling plan and the inventory (one digest for its 3 files)
+    assert result.reused == 176 - 1  # all but spine3 and the inventory (one digest for its 3 files)
     _same_as_a_fresh_build(plan, tmp_path / "out" / "rail-4su", tmp_path / "fresh")
 
 
@@ -130,7 +131,7 @@ def test_a_parallel_rebuild_reuses_like_a_serial_one(tmp_path: Path, monkeypatch
     monkeypatch.setattr(build_module, "_PARALLEL_THRESHOLD", 1)
     plan.devices["spine2"].interfaces[1].mtu = 9000
     result = build_module.build(plan, tmp_path / "out", workers=2)
-    assert result.reused == 175 + 4 and [f for f in result.written if f.startswith("configs/")] == ["configs/spine2.yaml"]
+    assert result.reused == 175 + 3 and [f for f in result.written if f.startswith("configs/")] == ["configs/spine2.yaml"]
     _same_as_a_fresh_build(plan, tmp_path / "out" / "rail-4su", tmp_path / "fresh")
 
 
