@@ -131,7 +131,8 @@ def test_a_parallel_rebuild_reuses_like_a_serial_one(tmp_path: Path, monkeypatch
     monkeypatch.setattr(build_module, "_PARALLEL_THRESHOLD", 1)
     plan.devices["spine2"].interfaces[1].mtu = 9000
     result = build_module.build(plan, tmp_path / "out", workers=2)
-    assert result.reused == 175 + 3 and [f for f in result.written if f.startswith("configs/")] == ["configs/spine2.yaml"]
+    assert result.reused == 175 + 3
+    assert [f for f in result.written if f.startswith("configs/")] == ["configs/spine2.yaml"]
     _same_as_a_fresh_build(plan, tmp_path / "out" / "rail-4su", tmp_path / "fresh")
 
 

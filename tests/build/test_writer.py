@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from netfab.render.writer import AtomicTree, UnsafePath, safe_relpath
+from netfab.render.writer import AtomicTree, UnsafePath, relative_key, safe_relpath
 
 
 @pytest.mark.parametrize("bad", ["../x", "configs/../../x", "/etc/passwd", "", "a\\..\\b", "configs/.."])
@@ -70,3 +70,18 @@ def test_the_new_tree_is_flushed_to_disk_before_it_is_swapped_in(
             tree.write("configs/leaf1.cfg", text)
     assert (tmp_path / "out" / "configs" / "leaf1.cfg").read_text() == "new"
     assert events == ["sync True", "fsync True", "sync True", "exchange", "fsync True"]
+
+
+@pytest.mark.parametrize(
+    "relpath",
+    ["configs/leaf1.conf", "hosts/a.b-c_d.sh", "a", "a//b", "a/./b", "./a", "a/", "/abs", "a/../b", "..", ".", ""]
+    + ["a\\b", "configs/x\\..\\y"],
+)
+def test_relative_key_is_the_safe_relpath(relpath: str) -> None:
+    try:
+        expected = str(safe_relpath(relpath))
+    except UnsafePath:
+        with pytest.raises(UnsafePath):
+            relative_key(relpath)
+        return
+    assert relative_key(relpath) == expected
