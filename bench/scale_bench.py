@@ -13,6 +13,7 @@ Rows:
   rebuild (same)    `netfab build` again, nothing changed (target: <= 1 s, and nothing written)
   rebuild (1 knob)  `netfab build` after the PFC watchdog's detect time changed (every switch config changes,
                     no host script does), alternating between two values so every run is a change
+  diff (1 knob)     `netfab diff` of the intent and its one-knob change (the pull request's summary)
   written (...)     how many files the no-op and the last one-knob rebuild wrote (new inodes)
 peak RSS is the largest resident set of the netfab process over the runs (forked render workers share the
 plan copy-on-write and are not added); CPU is user + system seconds of the process and its workers, which a
@@ -126,6 +127,9 @@ def bench(checkout: Path, intent: Path, runs: int) -> dict[str, Row | str]:
             knob.append(_run(checkout, "build", str(_knob(intent, work, (i + 1) % 2)), "-o", str(out), "-q"))
             written = _fresh_inodes(tree, before)
         rows["rebuild (1 knob)"] = _row(knob)
+        # A pull request's view of the same change: both intents designed, nothing written.
+        a, b = str(_knob(intent, work, 0)), str(_knob(intent, work, 1))
+        rows["diff (1 knob)"] = _row([_run(checkout, "diff", a, b, "--format", "json") for _ in range(runs)])
         total = len(before)
         rows["written (no-op)"] = f"{noop_written:,} of {total:,}"
         rows["written (1 knob)"] = f"{written:,} of {total:,}"
@@ -200,7 +204,7 @@ def _targets(results: Results, compare: Results, extra: dict[str, dict[str, floa
         before = compare.get(name)
         if name == "clos3-100k" or not before:
             continue
-        for key in ("lint (cold)", "build (empty)", "rebuild (same)", "rebuild (1 knob)"):
+        for key in ("lint (cold)", "build (empty)", "rebuild (same)", "rebuild (1 knob)", "diff (1 knob)"):
             now, then = rows.get(key), before.get(key)
             if isinstance(now, tuple) and isinstance(then, tuple):
                 (w1, c1), (w0, c0) = _median(now), _median(then)
