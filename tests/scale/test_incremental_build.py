@@ -230,3 +230,26 @@ def test_the_summary_stops_reducing_to_facts_after_its_budget() -> None:
     assert first.drifts and first.drifts[0].path.endswith("mtu")
     second = explain("configs/leaf2.cfg", old, old.replace("9216", "1500"))  # another shape: over budget
     assert not second.drifts and second.added == ("mtu 1500",) and second.removed == ("mtu 9216",)
+
+
+def test_diff_renders_only_what_the_change_can_touch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An ECN knob changes switch configs only: no host script is rendered for the diff (both sides' render
+    inputs digest alike), and the summary still counts every one of them unchanged."""
+    from netfab.diff import compare
+
+    rendered: list[str] = []
+    real = compare.render_server
+    monkeypatch.setattr(compare, "render_server", lambda s, *a: rendered.append(s.name) or real(s, *a))
+    a, b = load_plan([RAIL]).plan, load_plan([_knob(tmp_path)]).plan
+    out = compare.compare_plans(a, b, workers=1)
+    assert rendered == []
+    hosts = [f for f in out.new if f.startswith("hosts/") and f.endswith(".sh")]
+    assert len(hosts) == 128 and all(out.old[f] == out.new[f] for f in hosts)
+    changed = [f for f in out.new if out.old.get(f) != out.new[f]]
+    assert changed and all(f.startswith("configs/") for f in changed)
+    # A knob the host scripts do read renders them, on both sides.
+    nic = tmp_path / "nic.yaml"
+    assert "roce_mtu: 4096" in RAIL.read_text()
+    nic.write_text(RAIL.read_text().replace("roce_mtu: 4096", "roce_mtu: 2048"))
+    compare.compare_plans(a, load_plan([nic]).plan, workers=1)
+    assert len(rendered) == 2 * 128
