@@ -107,10 +107,14 @@ def bench(checkout: Path, intent: Path, runs: int) -> dict[str, Row | str]:
             os.environ["NETFAB_CACHE_DIR"] = str(work / "lint-cache")
             _run(checkout, "lint", str(intent))  # fills the cache
             rows["lint (cached)"] = _row([_run(checkout, "lint", str(intent)) for _ in range(runs)])
-        out = work / "build"
+        # Each empty build gets its own output root and the trees stay until the bench ends: deleting one
+        # right before the next build would time ext4's inode allocator, not netfab. Without a journal (this
+        # machine kind's root filesystem) it skips every inode deleted in the last minutes (see
+        # netfab/render/build.py _write_file): 19,000 files created just after a tree was removed cost 4-8 s of
+        # system time. A rebuild replaces (deletes) its old tree, and the rows after this one time that as is.
         empty = []
-        for _ in range(runs):
-            shutil.rmtree(out, ignore_errors=True)
+        for i in range(runs):
+            out = work / f"build-{i}"
             empty.append(_run(checkout, "build", str(intent), "-o", str(out), "-q"))
         rows["build (empty)"] = _row(empty)
         tree = next(p for p in out.iterdir() if p.is_dir())
