@@ -93,6 +93,21 @@ def test_ecn_default_values() -> None:
     assert (int(m[1]) * 1000, int(m[2]) * 1000) == (ecn.kmin_bytes, ecn.kmax_bytes)
 
 
+def test_each_port_gets_the_mtu_of_its_own_ip_mtu() -> None:
+    """interface_mtus asks caps.interface_mtu once per MTU the ports carry: ports of several MTUs on one switch
+    still each get their own."""
+    from netfab.capabilities import capabilities_for
+
+    dev = lab_pair("arista_eos", "unnumbered")["leaf"]
+    mtus = [1500, 9216, 9000, 9214]
+    ports = [dataclasses.replace(i, mtu=mtus[n % len(mtus)]) for n, i in enumerate(dev.interfaces)]
+    dev = dataclasses.replace(dev, interfaces=ports)
+    caps = capabilities_for(dev.platform, dev.os_version)
+    tree = assert_nothing_lost(P, render_text(dev))
+    for intf in dev.interfaces:
+        assert f"mtu {caps.interface_mtu(intf.mtu)}" in section(tree, f"interface {intf.name}")
+
+
 @pytest.mark.parametrize("addressing", ADDRESSING)
 def test_every_port_is_lossless_on_priority_3_with_watchdog(addressing: str) -> None:
     for dev in lab_pair("arista_eos", addressing).values():
