@@ -20,6 +20,7 @@ import jinja2.compiler
 import jinja2.filters
 import jinja2.nodes
 import jinja2.runtime
+import jinja2.utils
 
 from netfab.core.paths import templates_dir
 
@@ -208,13 +209,20 @@ def peer_groups(neighbors: Iterable[BgpNeighborPlan]) -> list[str]:
     """The BGP peer groups of `neighbors`, as `map(attribute='peer_group') | unique | sort` gives them: the first
     of each case-insensitively equal name, sorted case-insensitively (stable), as Jinja's filters compare."""
     fold = jinja2.filters.ignore_case
+    named: set[str] = set()
     seen: set[str] = set()
     groups: list[str] = []
     for n in neighbors:
-        key = fold(n.peer_group)
+        group = n.peer_group
+        # A name met before folds as it did then: only a new one is folded (a switch's 512 neighbours
+        # name two or three groups).
+        if group in named:
+            continue
+        named.add(group)
+        key = fold(group)
         if key not in seen:
             seen.add(key)
-            groups.append(n.peer_group)
+            groups.append(group)
     return sorted(groups, key=fold)
 
 
@@ -274,6 +282,15 @@ class _PlanEnvironment(jinja2.Environment):
     always raises TypeError before the getattr that answers (~450,000 exceptions in a 24k-GPU build). For an
     object whose type has no __getitem__ the answer is the same without the exception."""
 
+    def getattr_missed(self, obj: Any, attribute: str) -> Any:
+        """What Environment.getattr does once getattr(obj, attribute) has raised AttributeError: the item, else
+        Undefined. _PlanCodeGenerator compiles `obj.attribute` to the builtin getattr, then this on a miss;
+        only while getattr is Environment's own (so an override of it is never bypassed)."""
+        try:
+            return obj[attribute]
+        except (TypeError, LookupError, AttributeError):
+            return self.undefined(obj=obj, name=attribute)
+
     def getitem(self, obj: Any, argument: Any) -> Any:
         if type(argument) is str and not _subscriptable(type(obj)):
             try:
@@ -301,6 +318,32 @@ def _passes_nothing(obj: Any) -> bool:
         # call, ~500,000 calls in a 100k-GPU build).
         return "jinja_pass_arg" not in obj.__dict__
     return not hasattr(obj, "jinja_pass_arg")
+
+
+class _PlanTemplate(jinja2.Template):
+    """Jinja2's template with a cheaper context for a render (not an include, which shares its parent's)."""
+
+    def new_context(
+        self,
+        vars: dict[str, Any] | None = None,
+        shared: bool = False,
+        locals: Mapping[str, Any] | None = None,
+    ) -> jinja2.runtime.Context:
+        # jinja2.runtime.new_context starts a render's names as dict(globals, **vars), and over the globals'
+        # ChainMap that copy runs ChainMap.__getitem__ in Python for each global (~5 us a render). The maps
+        # merged last to first hold the same names with the same values (the first map holding a name wins).
+        globals = self.globals
+        if shared or type(globals) is not ChainMap:
+            return super().new_context(vars, shared, locals)
+        merged: dict[str, Any] = {}
+        for names in reversed(globals.maps):
+            merged.update(names)
+        parent = dict(merged, **(vars or {}))
+        if locals:
+            for key, value in locals.items():
+                if value is not jinja2.utils.missing:
+                    parent[key] = value
+        return self.environment.context_class(self.environment, parent, self.name, self.blocks, globals=globals)
 
 
 class _PlanContext(jinja2.runtime.Context):
@@ -358,17 +401,23 @@ class _PlanCodeGenerator(jinja2.compiler.CodeGenerator):
     def visit_Getattr(self, node: jinja2.nodes.Getattr, frame: jinja2.compiler.Frame) -> None:
         # `x.attr` is environment.getattr(x, 'attr'): a Python method that calls getattr and, only when that
         # raises AttributeError, tries x['attr'] and then gives Undefined (7 M calls in a 100k-GPU build). The
-        # builtin getattr with a default is that first step without the method's frame; the method runs only
-        # for a miss, on the same object (held in _o, so `x` is evaluated once), and answers exactly as it
-        # would have. `missing` is Jinja's private sentinel, which no attribute of a template value can be.
+        # builtin getattr with a default is that first step without the method's frame; the rest of it
+        # (getattr_missed) runs only for a miss, on the same object (held in _o, so `x` is evaluated once, and
+        # its attribute asked for once). `missing` is Jinja's private sentinel, which no attribute of a
+        # template value can be.
         # Two names suffice for any nesting: each Getattr binds _o and _a and reads them back before any
         # other Getattr of the expression is evaluated.
-        if self.environment.is_async or type(self.environment).getattr is not jinja2.Environment.getattr:
+        environment = self.environment
+        if (
+            environment.is_async
+            or not isinstance(environment, _PlanEnvironment)
+            or type(environment).getattr is not jinja2.Environment.getattr
+        ):
             super().visit_Getattr(node, frame)
             return
         self.write("(_a if (_a := getattr((_o := ")
         self.visit(node.node, frame)
-        self.write(f"), {node.attr!r}, missing)) is not missing else environment.getattr(_o, {node.attr!r}))")
+        self.write(f"), {node.attr!r}, missing)) is not missing else environment.getattr_missed(_o, {node.attr!r}))")
 
     def visit_Include(self, node: jinja2.nodes.Include, frame: jinja2.compiler.Frame) -> None:
         if (
@@ -456,6 +505,7 @@ def new_environment(generator: type[jinja2.compiler.CodeGenerator]) -> jinja2.En
         auto_reload=False,
     )
     env.context_class = _PlanContext
+    env.template_class = _PlanTemplate
     env.code_generator_class = generator
     env.filters.update(kbytes=_kbytes, seconds=_seconds, ms=_ms, ranges=_ranges)
     env.globals["unsupported"] = _unsupported

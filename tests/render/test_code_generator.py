@@ -8,6 +8,7 @@ from types import BuiltinFunctionType, FunctionType, MethodType
 import jinja2
 import jinja2.compiler
 import jinja2.runtime
+import jinja2.utils
 import pytest
 
 from netfab.platforms import platform_names
@@ -80,6 +81,11 @@ class _Ports:
     def broken(self) -> int:
         raise AttributeError("inside the property")
 
+    @property
+    def flaky(self) -> int:
+        self.calls += 1
+        raise AttributeError("asked once, as Jinja asks")
+
     def counted(self) -> _Ports:
         self.calls += 1
         return self
@@ -93,6 +99,7 @@ ATTRIBUTE_CASES = {
     "missing is undefined": "{{ p.nothing is defined }} {{ d.nothing is defined }}",
     "attribute of undefined": "{{ p.nothing.deeper is defined }}",
     "property raising AttributeError": "{{ p.broken is defined }}",
+    "attribute asked for once": "{{ p.flaky is defined }} {{ p.calls }}",
     "nested": "{{ d.inner.key }} {{ d['inner'].key }} {{ (d.inner.key ~ p.speed) }}",
     "evaluated once": "{{ p.counted().counted().speed }} {{ p.calls }}",
     "in a loop filter": "{% for x in xs if x.speed %}{{ x.speed }}{% endfor %}",
@@ -160,3 +167,19 @@ def test_what_is_called_directly_is_what_jinja_would_call_bare(name: str) -> Non
         (kind is MethodType or kind is FunctionType) and not hasattr(obj, "jinja_pass_arg")
     )
     assert _passes_nothing(obj) == bare
+
+
+@pytest.mark.parametrize("locals_", [None, {"family": "sand", "gone": jinja2.utils.missing}])
+def test_a_render_starts_with_jinjas_names(locals_: dict[str, object] | None) -> None:
+    template = PLAN.get_template("host/nic.sh.j2")
+    template.globals["range"] = "a template's own global, over the environment's"
+    try:
+        names = {"server": "srv1", "fabric": "f"}
+        ours = template.new_context(dict(names), False, locals_)
+        stock = jinja2.runtime.new_context(
+            PLAN, template.name, template.blocks, dict(names), False, template.globals, locals_
+        )
+        assert type(ours) is type(stock) and ours.parent == stock.parent and list(ours.parent) == list(stock.parent)
+        assert ours.globals_keys == stock.globals_keys
+    finally:
+        del template.globals["range"]
