@@ -183,3 +183,14 @@ def test_a_render_starts_with_jinjas_names(locals_: dict[str, object] | None) ->
         assert ours.globals_keys == stock.globals_keys
     finally:
         del template.globals["range"]
+
+
+def test_an_import_gets_jinjas_module() -> None:
+    """The cached module when the importing context has no global the imported template lacks, a fresh one
+    (with that global) when it has."""
+    family = PLAN.get_template("arista_eos/family.j2")
+    device = PLAN.get_template("arista_eos/device.j2")
+    assert family._get_default_module(device.new_context({})) is family._get_default_module()
+    importer = PLAN.from_string("{% from 'arista_eos/family.j2' import syntax_family %}", globals={"extra": 1})
+    fresh = family._get_default_module(importer.new_context({}))
+    assert fresh is not family._get_default_module()
