@@ -46,7 +46,7 @@ class Compared:
 
 _Unit = tuple[str, str]  # ("device" | "server", name)
 _Side = tuple[str | None, Callable[[], dict[str, str]]]
-_JOB: tuple[FabricPlan, FabricPlan, list[_Unit], Explainer] | None = None
+_JOB: tuple[FabricPlan, FabricPlan, list[_Unit], Explainer, str] | None = None
 
 
 def _files(plan: FabricPlan, unit: _Unit, servers: dict[str, ServerPlan], inputs: RenderInputs) -> _Side:
@@ -83,9 +83,9 @@ def _compare(a: dict[str, str], b: dict[str, str], explain: Explainer, out: Comp
 
 def _slice(bounds: tuple[int, int]) -> Compared:
     assert _JOB is not None
-    a, b, units, explain = _JOB
+    a, b, units, explain, code = _JOB
     out = Compared()
-    inputs = RenderInputs(code_digest(os.environ.get(ENV_PATH, "")))
+    inputs = RenderInputs(code)
     a_servers, b_servers = {s.name: s for s in a.servers}, {s.name: s for s in b.servers}
     for unit in units[bounds[0] : bounds[1]]:
         (a_inputs, a_files), (b_inputs, b_files) = (
@@ -105,7 +105,7 @@ def _fabric_files() -> Compared:
     """The fabric-wide files (cabling plan, Nornir inventory) of both sides: ~1 s of CPU at 100k GPUs, so a
     worker compares them beside the devices (as `netfab build` renders them), not the parent before the fork."""
     assert _JOB is not None
-    a, b, _, explain = _JOB
+    a, b, _, explain, _ = _JOB
     out = Compared()
     _compare(
         {"cabling.csv": cabling_csv(a), **inventory_files(a)},
@@ -123,7 +123,8 @@ def compare_plans(a: FabricPlan, b: FabricPlan, workers: int | None = None) -> C
     units: list[_Unit] = [("device", n) for n in dict.fromkeys([*a.devices, *b.devices])]
     units += [("server", n) for n in dict.fromkeys([s.name for p in (a, b) for s in p.servers])]
     workers = workers or min(os.cpu_count() or 1, 4)
-    _JOB = (a, b, units, explain)
+    # netfab's code and templates, digested once here rather than by every slice (20-35 ms each)
+    _JOB = (a, b, units, explain, code_digest(os.environ.get(ENV_PATH, "")))
     try:
         if len(units) < _PARALLEL_THRESHOLD or workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
             parts = [_fabric_files(), _slice((0, len(units)))]
