@@ -1,0 +1,1 @@
+"""Fabric health: counters from every switch and NIC, the fleet's tail, slow-but-up links, pause storms."""
