@@ -4,8 +4,9 @@ Each side's device renders only in memory, device by device, and is compared at 
 sit in memory whole); large fabrics split the devices over forked workers, as `netfab build` does. A device or
 server whose render inputs (netfab.render.inputs: its template context, platform record and netfab's code)
 have the same digest on both sides renders the same files, the guarantee a rebuild relies on to reuse them: it
-is not rendered at all, so a pull request that changes one knob costs about what it changes (a 100k-GPU
-one-knob diff rendered all 37,958 files of both sides).
+is not rendered at all. A knob only the switches read no longer renders the 2 x 12,288 host scripts of a
+100k-GPU diff; every device whose inputs differ is still rendered on both sides, after its digest (~0.18 ms a
+leaf, against ~0.28 ms to render it).
 """
 
 from __future__ import annotations
