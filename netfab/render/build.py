@@ -33,7 +33,7 @@ from netfab.render.device import (
 from netfab.render.inputs import RenderInputs
 from netfab.render.inventory import dump_inventory, inventory_data
 from netfab.render.manifest import MANIFEST, FileRecord, Manifest, digest_bytes, read_manifest
-from netfab.render.writer import AtomicTree, relative_key, safe_relpath
+from netfab.render.writer import AtomicTree, relative_key, safe_relpath, writing_back
 
 _PARALLEL_THRESHOLD = 200  # below this, forking costs more than it saves
 
@@ -398,7 +398,8 @@ def _render_parallel(
     try:
         ctx = multiprocessing.get_context("fork")
         out: list[_SliceResult] = []
-        with ctx.Pool(workers) as pool:
+        # The workers write ~230 MB at 100k GPUs: written back while they render, not all at commit.
+        with ctx.Pool(workers) as pool, writing_back(writer.staging):
             try:
                 fabric_files = pool.apply_async(_render_fabric_files)  # queued first: a worker takes it at once
                 for b, part in zip(bounds, pool.imap(_render_slice, bounds), strict=True):

@@ -123,3 +123,26 @@ def test_a_minimal_intent_lints_clean_and_builds(tmp_path: Path) -> None:
     built = run_cli("build", str(intent), "--out", str(tmp_path / "out"), cwd=tmp_path)
     assert built.returncode == 0, built.stderr
     assert (tmp_path / "out" / "mini" / "configs" / "su1-leaf1.cfg").is_file()
+
+
+def test_a_parallel_build_writes_back_while_its_workers_render(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The staging tree is flushed during the render (netfab.render.writer.writing_back), and the flusher has
+    stopped before the tree is committed."""
+    import contextlib
+    from collections.abc import Iterator
+
+    seen: list[str] = []
+
+    @contextlib.contextmanager
+    def recording(directory: Path) -> Iterator[None]:
+        seen.append(f"start {directory.name.startswith('.rail-4su.tmp-')}")
+        yield
+        seen.append(f"stop {directory.is_dir()}")  # still the staging tree: not yet swapped in
+
+    monkeypatch.setattr(build_module, "_PARALLEL_THRESHOLD", 0)
+    monkeypatch.setattr(build_module, "writing_back", recording)
+    build(plan_of("rail-4su.yaml"), tmp_path, workers=2)
+    assert seen == ["start True", "stop True"]
+    assert (tmp_path / "rail-4su" / "cabling.csv").is_file()

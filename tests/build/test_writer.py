@@ -85,3 +85,35 @@ def test_relative_key_is_the_safe_relpath(relpath: str) -> None:
             relative_key(relpath)
         return
     assert relative_key(relpath) == expected
+
+
+def test_writing_back_flushes_while_the_block_runs_and_leaves_no_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The flusher syncs the staging tree's filesystem periodically during the block, ignores a failing
+    flush (commit()'s own sync reports errors), and is gone once the block ends, even by an exception."""
+    import threading
+    import time
+
+    from netfab.render import writer
+
+    flushed: list[Path] = []
+
+    def flaky(directory: Path) -> None:
+        flushed.append(directory)
+        if len(flushed) == 1:
+            raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(writer, "sync_filesystem", flaky)
+    threads = threading.active_count()
+    with pytest.raises(RuntimeError), writer.writing_back(tmp_path, every_s=0.01):
+        deadline = time.monotonic() + 5
+        while len(flushed) < 3 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        raise RuntimeError("a render worker failed")
+    assert len(flushed) >= 3, "no periodic flush while the block ran (the first one failed: the flusher must go on)"
+    assert set(flushed) == {tmp_path}
+    assert threading.active_count() == threads, "the flusher outlived its block"
+    after = len(flushed)
+    time.sleep(0.05)
+    assert len(flushed) == after, "flushes after the block ended"
