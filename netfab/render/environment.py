@@ -154,6 +154,54 @@ def _host_dcqcn(nic: NicCongestionPlan) -> HostDcqcnArgs:
     )
 
 
+_SERVER_NAME = "\x00server\x00"
+"""What a shared host section prints for the server's name, replaced by each server's own: no name, address
+or shell text holds a NUL."""
+
+
+@dataclass(frozen=True, slots=True)
+class _SectionPort:
+    netdev: str
+    rdma_device: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class _SectionServer:
+    """All a shared host section may read of its server: a name that stands for any, and its ports' names."""
+
+    name: str
+    nics: tuple[_SectionPort, ...]
+
+
+# (template, environment, NicCongestionPlan, the ports' names) -> the section's text, held with the environment
+# and the plan so that their ids are never taken for other objects'.
+_HOST_SECTIONS: dict[Any, tuple[object, object, str]] = {}
+_HOST_SECTIONS_LIMIT = 256
+
+
+@jinja2.pass_environment
+def host_section(env: jinja2.Environment, template: str, server: Any, nic: NicCongestionPlan) -> str:
+    """`template` (a host script's QoS or DCQCN section) rendered for `server` and `nic`: once per network's
+    NicCongestionPlan and set of port names, then reused with the server's name put in.
+
+    Those sections were ~40 % of rendering a NIC script (95 of 247 us), and at 100k GPUs 12,288 servers share
+    one plan and one set of port names. The section is given only what its key holds (a stand-in server with
+    the ports' netdev and RDMA device names, and `nic`), so with StrictUndefined anything else it reads is an
+    error, never a stale value; the name may only be printed, as it is replaced in the text."""
+    ports = tuple([(n.netdev, n.rdma_device) for n in server.nics])
+    key = (template, id(env), id(nic), ports)
+    hit = _HOST_SECTIONS.get(key)
+    if hit is not None and hit[0] is env and hit[1] is nic:
+        text = hit[2]
+    else:
+        stand_in = _SectionServer(_SERVER_NAME, tuple([_SectionPort(*port) for port in ports]))
+        text = env.get_template(template).render(server=stand_in, nic=nic)
+        if len(_HOST_SECTIONS) >= _HOST_SECTIONS_LIMIT:
+            _HOST_SECTIONS.clear()
+        _HOST_SECTIONS[key] = (env, nic, text)
+    return text.replace(_SERVER_NAME, server.name)
+
+
 def rdma_device_names(nics: Iterable[NicPlan]) -> list[str]:
     """The RDMA device names of a server's NICs that have one, in NIC order."""
     return [n.rdma_device for n in nics if n.rdma_device]
@@ -522,6 +570,7 @@ def new_environment(generator: type[jinja2.compiler.CodeGenerator]) -> jinja2.En
     env.globals.update(
         host_qos=host_qos,
         host_dcqcn=host_dcqcn,
+        host_section=host_section,
         rdma_device_names=rdma_device_names,
         route_blocks=route_blocks,
         dscp_map_rows=dscp_map_rows,

@@ -394,3 +394,50 @@ def test_nics_sharing_a_block_share_one_ecmp_route() -> None:
     assert f"\nip route replace {block} {hops}\n" in text
     # DCQCN is off in that intent (PFC + NCCL congestion control): every enable file is written 0.
     assert not server.congestion.dcqcn_enabled and not re.search(r"enable/\d\" 1", text)
+
+
+def test_shared_sections_are_each_servers_own() -> None:
+    """The QoS and DCQCN sections are rendered once per network and port names (host_section) and reused: every
+    script must still be what rendering them for that very server gives, its own name and NICs included, also
+    for a server whose NICs are named apart from the others'."""
+    import dataclasses
+
+    import jinja2
+
+    from netfab.render import environment as templates
+
+    fabric = plan()
+    renamed = dataclasses.replace(
+        fabric.servers[1], nics=[dataclasses.replace(n, netdev=f"ens{n.index}np0") for n in fabric.servers[1].nics]
+    )
+    servers = [*fabric.servers, renamed, dataclasses.replace(fabric.servers[0], name="gpu-x")]
+    # A separate environment (an overlay would share, and so change, the globals of the one builds use).
+    reference = templates.new_environment(templates._GENERATOR)
+
+    @jinja2.pass_environment
+    def unshared(env: jinja2.Environment, template: str, server: ServerPlan, nic: object) -> str:
+        return env.get_template(template).render(server=server, nic=nic)
+
+    reference.globals["host_section"] = unshared
+    for server in servers:
+        context = {"server": server, "nic": server.congestion, "fabric": fabric.name}
+        text = script(server, fabric)
+        assert text == reference.get_template("host/nic.sh.j2").render(context), server.name
+        assert f"qos_nic {server.nics[0].netdev} " in text and f'echo "{server.name}: $1 mlnx_qos' in text
+    assert "qos_nic ens0np0 " in script(renamed, fabric)
+
+
+def test_a_shared_section_reads_nothing_beyond_its_key() -> None:
+    """A section is given a stand-in server holding only what its cache key holds: reading any other field is
+    an error (StrictUndefined), never another server's value."""
+    import jinja2
+
+    from netfab.render.environment import host_section
+
+    fabric = plan()
+    sections = {"ok": "{{ server.name }} {{ server.nics[0].netdev }}", "bad": "{{ server.profile }}"}
+    env = jinja2.Environment(loader=jinja2.DictLoader(sections), undefined=jinja2.StrictUndefined)
+    server = fabric.servers[0]
+    assert host_section(env, "ok", server, server.congestion) == f"{server.name} {server.nics[0].netdev}"
+    with pytest.raises(jinja2.UndefinedError):
+        host_section(env, "bad", server, server.congestion)
