@@ -146,3 +146,34 @@ def test_a_parallel_build_writes_back_while_its_workers_render(
     build(plan_of("rail-4su.yaml"), tmp_path, workers=2)
     assert seen == ["start True", "stop True"]
     assert (tmp_path / "rail-4su" / "cabling.csv").is_file()
+
+
+def test_a_render_slice_collects_the_cycles_it_made(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The collector is off while a worker renders a slice; the young-generation collection after it must
+    still free any reference cycle the slice made."""
+    import weakref
+
+    class Node:
+        peer: object = None
+
+    made: list[weakref.ref[Node]] = []
+
+    class Slice:
+        def switch(self, device: object) -> None:
+            node = Node()
+            node.peer = node
+            made.append(weakref.ref(node))
+
+        def server(self, server: object, plan: object) -> None:
+            raise AssertionError("no servers in this slice")
+
+        def result(self) -> str:
+            return "rendered"
+
+    class Writer:
+        def fresh(self) -> Slice:
+            return Slice()
+
+    monkeypatch.setattr(build_module, "_JOB", (None, ["leaf1", "leaf2"], [], Writer()))
+    assert build_module._render_slice((0, 2, 0, 0)) == "rendered"
+    assert len(made) == 2 and all(ref() is None for ref in made), "a cycle made in the slice outlived it"
