@@ -25,6 +25,7 @@ import pickle
 from collections.abc import Callable, Iterable
 from itertools import chain
 from operator import attrgetter
+from types import FunctionType
 from typing import Any
 
 from pydantic import BaseModel
@@ -57,15 +58,197 @@ class _Shape:
 
 class CanonicalDigest:
     """Digests of values, with a memo of the shared parts (valid while the values are not mutated, e.g. for the
-    duration of one build over a read-only plan)."""
+    duration of one build over a read-only plan).
+
+    A value is pickled as it is, with netfab's own types reduced to their class tag and field values by
+    `_reduce` (the pickler calls it for every object that is not an atom, a tuple, a list, a dict or bytes, so
+    the many atoms of a plan are written by C code and never looked at in Python). Protocol 3 writes a set
+    as a call of `set`, which `_reduce` sees and refuses: a value holding a set is made plain by `_Plain`
+    instead (members sorted). The bytes hashed start with which of the two it was, so neither can take the
+    other's digest.
+    """
 
     def __init__(self) -> None:
-        self._memo: dict[int, tuple[object, tuple[bytes, bytes]]] = {}
+        self._memo: dict[int, tuple[object, bytes]] = {}
         self._shapes: dict[type, _Shape] = {}
+        self._plain = _Plain(self._shapes)
+        self._buf = io.BytesIO()
+        self._pickler = _Pickler(self._buf, self._reduce)
 
     def digest(self, *values: object) -> str:
         """One digest over `values` (a tuple of them)."""
-        return hashlib.blake2b(_dumps(self.canonical(values)), digest_size=16).hexdigest()
+        return self._hash(values, self._node(values, 0), self._pickler, self._buf).hex()
+
+    def _hash(self, value: object, written: object, pickler: _Pickler, buf: io.BytesIO) -> bytes:
+        """The digest of `value`, pickled as `written` (see `_node`)."""
+        buf.seek(0)
+        buf.truncate()
+        # SHA-256 cut to 128 bits: with the CPU's SHA extensions ~2x BLAKE2b (netfab.render.manifest.digest_bytes).
+        try:
+            pickler.dump(written)
+        except _Unordered:
+            return hashlib.sha256(b"S" + _dumps(self._plain.canonical(value))).digest()[:16]
+        except (pickle.PicklingError, ValueError, RecursionError) as exc:  # ValueError: a cycle (fast mode)
+            raise NotCanonical(str(exc)) from exc
+        h = hashlib.sha256(b"F")
+        with buf.getbuffer() as data:  # not copied; released before the buffer is truncated again
+            h.update(data)
+        return h.digest()[:16]
+
+    def _node(self, values: tuple[Any, ...], level: int) -> tuple[bytes, tuple[Any, ...]]:
+        """`values` as (kinds, written): one kind letter per value saying how it is written, so that no way of
+        writing one value can be read as another (b"" when all are written as they are):
+
+        - ``v`` as it is (the pickler calls `_reduce` for any record inside it);
+        - ``r`` a list or tuple of one class of records (a device's interfaces, a server's NICs): (tag, is a
+          tuple, rows of field values), one getter call per record;
+        - ``d`` a record: (tag, kinds, written) of its fields;
+        - ``t`` the digest of a shared value: a frozen record (QosPlan, a platform record), or a dict held by
+          a dict passed to `digest` (a template context's template data, one per platform release);
+        - ``m`` a dict passed to `digest` (a template context): (keys, kinds, written) of its values.
+
+        Records written in place cost no `_reduce` call and no name written by the pickler (each costs more
+        than the record's fields)."""
+        if _ATOMS.issuperset(map(type, values)):
+            return (b"", values)
+        kinds = bytearray()
+        out: list[Any] = []
+        for v in values:
+            cls = type(v)
+            if cls in _ATOMS:
+                kinds += b"v"
+                out.append(v)
+            elif cls is list or cls is tuple:
+                rows = self._rows(v)
+                kinds += b"v" if rows is None else b"r"
+                out.append(v if rows is None else rows)
+            elif cls is dict and level < 2:
+                if level == 0:
+                    kinds += b"m"
+                    out.append((tuple(v), *self._node(tuple(v.values()), 1)))
+                else:
+                    kinds += b"t"
+                    out.append(self._shared(v))
+            elif cls in _CONTAINERS:
+                kinds += b"v"  # a set or frozenset: the pickler refuses it, and the value is made plain instead
+                out.append(v)
+            else:
+                shape = self._shapes.get(cls) or self._shape(cls)
+                if shape.memo:
+                    kinds += b"t"
+                    out.append(self._shared_record(v, shape))
+                else:
+                    kinds += b"d"
+                    out.append((shape.tag, *self._node(self._fields(v, shape), 2)))
+        return (bytes(kinds), tuple(out))
+
+    def _shape(self, cls: type) -> _Shape:
+        shape = self._shapes[cls] = _shape(cls)
+        return shape
+
+    def _shared(self, value: object) -> bytes:
+        """The digest of a shared dict, taken once (a fresh pickler: this may run inside another one's dump)."""
+        hit = self._memo.get(id(value))
+        if hit is not None and hit[0] is value:
+            return hit[1]
+        buf = io.BytesIO()
+        return self._remember(value, self._hash(value, value, _Pickler(buf, self._reduce), buf))
+
+    def _shared_record(self, obj: object, shape: _Shape) -> bytes:
+        hit = self._memo.get(id(obj))
+        if hit is not None and hit[0] is obj:
+            return hit[1]
+        buf = io.BytesIO()
+        written = (shape.tag, *self._node(self._fields(obj, shape), 2))
+        return self._remember(obj, self._hash(obj, written, _Pickler(buf, self._reduce), buf))
+
+    def _remember(self, value: object, token: bytes) -> bytes:
+        if len(self._memo) >= _MEMO_LIMIT:
+            self._memo.clear()
+        self._memo[id(value)] = (value, token)  # the reference keeps the id from being reused
+        return token
+
+    def _reduce(self, obj: object) -> object:
+        """What the pickler writes for an object it cannot write itself: a record met inside a plain
+        container or a row, as a call of `_record` (or `_token`), which plain data never holds."""
+        cls = type(obj)
+        shape = self._shapes.get(cls)
+        if shape is None:
+            if obj is set or obj is frozenset:
+                raise _Unordered
+            if cls is FunctionType and (obj is _record or obj is _token):
+                return NotImplemented  # written by name
+            shape = self._shape(cls)
+        if shape.memo:
+            return (_token, (self._shared_record(obj, shape),))
+        return (_record, (shape.tag, *self._node(self._fields(obj, shape), 2)))
+
+    def _fields(self, obj: object, shape: _Shape) -> tuple[Any, ...]:
+        vals = shape.values(obj)
+        return vals + _extras(obj) if shape.extras else vals
+
+    def _rows(self, seq: list[Any] | tuple[Any, ...]) -> tuple[bytes, bool, list[Any]] | None:
+        if not seq:
+            return None
+        kind = type(seq[0])
+        if kind in _ATOMS or kind in _CONTAINERS or len(set(map(type, seq))) != 1:
+            return None
+        shape = self._shapes.get(kind) or self._shape(kind)
+        if shape.extras:
+            return None
+        return (shape.tag, type(seq) is tuple, list(chain.from_iterable(map(shape.values, seq))))
+
+
+class _Pickler(pickle.Pickler):
+    def __init__(self, buf: io.BytesIO, reduce: Callable[[object], object]) -> None:
+        # Set before __init__, which looks the hook up once (an attribute, so no method frame per call).
+        self.reducer_override = reduce  # type: ignore[method-assign,assignment]
+        super().__init__(buf, protocol=3)  # 3: a set is written as a call of `set` (4 and 5 write it natively)
+        self.fast = True  # no memo: whether two equal strings are one object or two must not change the bytes
+
+
+class _Unordered(Exception):
+    """A value holds a set, which the pickle would write in hash order."""
+
+
+# The callables named in the pickle for a record met inside plain data, and for a shared record's digest.
+# Never called.
+def _record(*_: object) -> None: ...
+def _token(*_: object) -> None: ...
+
+
+def _extras(value: object) -> tuple[object, ...]:
+    if isinstance(value, BaseModel):
+        extra = value.__pydantic_extra__ or {}
+        private = value.__pydantic_private__ or {}
+        return () if not extra and not private else (dict(extra), dict(private))
+    own = getattr(value, "__dict__", None) or {}
+    names = {f.name for f in dataclasses.fields(value)}  # type: ignore[arg-type]
+    rest = {k: v for k, v in sorted(own.items()) if k not in names}
+    return (rest,) if rest else ()
+
+
+def _shape(cls: type) -> _Shape:
+    tag = f"{cls.__module__}.{cls.__qualname__}".encode()
+    if issubclass(cls, enum.Enum):
+        return _Shape(tag, lambda member: (member.name,), False, False)
+    if issubclass(cls, BaseModel):
+        return _Shape(tag, _getter(tuple(cls.model_fields)), True, True)
+    if dataclasses.is_dataclass(cls):
+        names = tuple(f.name for f in dataclasses.fields(cls))
+        frozen = bool(getattr(getattr(cls, "__dataclass_params__", None), "frozen", False))
+        unslotted = any("__slots__" not in c.__dict__ for c in cls.__mro__ if c is not object)
+        return _Shape(tag, _getter(names), frozen, unslotted)
+    raise NotCanonical(f"no canonical form for a {tag.decode()}")
+
+
+class _Plain:
+    """The plain form of values (the scheme the module doc describes), for the values the pickle below cannot
+    write in a canonical order because they hold a set; with a memo of the shared parts."""
+
+    def __init__(self, shapes: dict[type, _Shape]) -> None:
+        self._memo: dict[int, tuple[object, tuple[bytes, bytes]]] = {}
+        self._shapes = shapes
 
     def canonical(self, value: object) -> object:
         """`value` as plain data (atoms, tuples, lists) whose pickle is canonical. What netfab's own types
@@ -133,19 +316,7 @@ class CanonicalDigest:
         return (self.canonical(rest),) if rest else ()
 
     def _shape(self, cls: type) -> _Shape:
-        tag = f"{cls.__module__}.{cls.__qualname__}".encode()
-        if issubclass(cls, enum.Enum):
-            shape = _Shape(tag, lambda member: (member.name,), False, False)
-        elif issubclass(cls, BaseModel):
-            shape = _Shape(tag, _getter(tuple(cls.model_fields)), True, True)
-        elif dataclasses.is_dataclass(cls):
-            names = tuple(f.name for f in dataclasses.fields(cls))
-            frozen = bool(getattr(getattr(cls, "__dataclass_params__", None), "frozen", False))
-            unslotted = any("__slots__" not in c.__dict__ for c in cls.__mro__ if c is not object)
-            shape = _Shape(tag, _getter(names), frozen, unslotted)
-        else:
-            raise NotCanonical(f"no canonical form for a {tag.decode()}")
-        self._shapes[cls] = shape
+        shape = self._shapes[cls] = _shape(cls)
         return shape
 
 

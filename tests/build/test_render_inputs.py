@@ -149,6 +149,9 @@ rows = [inputs.device(d, device_context(d)) for d in plan.devices.values()]
 rows += [inputs.server(s, server_context(s, plan)) for s in plan.servers]
 assert None not in rows
 rows.append(CanonicalDigest().digest({"leaf", "spine", "superspine", "rail", "plane", "pod"}))
+# A set deep inside a record a template reads (the pickle would write it in hash order).
+leaf = next(iter(plan.devices.values()))
+rows.append(CanonicalDigest().digest({"dev": leaf, "data": {"roles": [frozenset({"leaf", "spine", "rail", "pod"})]}}))
 print(hashlib.sha256(" ".join(rows).encode()).hexdigest())
 """
 
@@ -196,3 +199,64 @@ def test_every_platform_record_has_a_canonical_form() -> None:
         spec = platform_spec(name)
         for version in (None, *spec.release_data):
             c.digest(spec, capabilities_for(name, version), release_data(name, version))
+
+
+@dataclasses.dataclass(slots=True)
+class _Row:
+    """A slotted record: a list of them is written as rows of values."""
+
+    x: object
+    y: object = None
+
+
+@dataclasses.dataclass(slots=True)
+class _Twin:
+    """_Row's fields under another class: the same row of values must not give the same digest."""
+
+    x: object
+    y: object = None
+
+
+def test_a_change_deep_in_a_plan_changes_its_digest() -> None:
+    """Every field of every record reached from the context is written: interfaces and BGP neighbours go as
+    rows of values, shared records (QoS) by their own digest, template data dicts by theirs."""
+    from netfab.render.device import device_context
+
+    plan = _plan()
+    dev = plan.devices["su2-leaf3"]
+    c = CanonicalDigest()
+    before = c.digest(device_context(dev))
+    dev.interfaces[3].headroom_bytes += 1
+    changed = CanonicalDigest().digest(device_context(dev))
+    dev.interfaces[3].headroom_bytes -= 1
+    assert changed != before == CanonicalDigest().digest(device_context(dev))
+    assert dev.bgp is not None
+    neighbor = dev.bgp.neighbors[0]
+    dev.bgp.neighbors[0] = dataclasses.replace(neighbor, remote_as=neighbor.remote_as + 1)
+    assert CanonicalDigest().digest(device_context(dev)) != before
+    dev.bgp.neighbors[0] = neighbor
+    context = device_context(dev)
+    context["data"] = {**context["data"], "extra": 1}  # type: ignore[dict-item]
+    assert CanonicalDigest().digest(context) != before
+    assert c.digest(device_context(dev)) == before  # the memo of the shared parts changed nothing
+
+
+def test_rows_and_sets_are_told_apart() -> None:
+    c = CanonicalDigest()
+    assert c.digest([_Row(1, 2), _Row(3)]) != c.digest([_Twin(1, 2), _Twin(3)])  # one class of rows each
+    assert c.digest([_Row(1, 2)]) != c.digest([(1, 2)]) != c.digest([[1, 2]]) != c.digest([1, 2])
+    assert c.digest([_Row(1, 2)]) != c.digest((_Row(1, 2),)) != c.digest([_Row(1), _Row(2)])
+    assert c.digest([_Row(1), _Twin(1)]) != c.digest([_Twin(1), _Row(1)])
+    assert c.digest([_Row(frozenset({"a", "b"}))]) != c.digest([_Row(frozenset({"a", "c"}))])
+    assert c.digest(_Point(frozenset({1, 2}))) != c.digest(_Point((1, 2))) != c.digest(_Point([1, 2]))
+    assert c.digest(_Point(frozenset({1, 2}))) != c.digest(_Point(frozenset({1, 3})))
+    assert c.digest(_Point({"a": {"b"}})) != c.digest(_Point({"a": {"c"}}))
+    assert len({c.digest(_Point(v)) for v in (1, 1.0, True, "1", None)}) == 5
+    with pytest.raises(NotCanonical):
+        c.digest([_Row(1), _Row(Path("/"))])  # a row's value is checked like any other
+    with pytest.raises(NotCanonical):
+        c.digest({"f": len})
+    loop: list[object] = []
+    loop.append(loop)
+    with pytest.raises(NotCanonical):
+        c.digest(loop)
