@@ -1,18 +1,20 @@
 """Canonical digests of plain data: the same value gives the same digest in every process, whatever
 PYTHONHASHSEED, object ids or memory layout, so a digest recorded by one build can be compared by the next.
 
-A value is first made plain (atoms, tuples, lists): a dataclass or pydantic model becomes its class name and
-its fields' values in declaration order, an enum its class and member name, a set its members sorted (a set's
-own order follows string hashing, which the seed changes), a dict its items. A dict keeps its insertion order
-rather than sorting its keys: that order is deterministic (the design builds it in a fixed order) and it is
-what a template iterating the dict sees, so two dicts with the same items in another order may render
-differently and must not share a digest. The plain value is pickled without the pickler's memo and hashed.
+What is digested is the value's canonical form: a dataclass or pydantic model is its class name and its fields'
+values in declaration order, an enum its class and member name, a set its members sorted (a set's own order
+follows string hashing, which the seed changes), a dict its items. A dict keeps its insertion order rather than
+sorting its keys: that order is deterministic (the design builds it in a fixed order) and it is what a template
+iterating the dict sees, so two dicts with the same items in another order may render differently and must not
+share a digest.
 
-Shared objects (the plan's QosPlan, a platform's capabilities and template data) are made plain once per
-CanonicalDigest: a frozen dataclass, a pydantic model or a dict with anything but plain fields always stands
-in its container as the digest of its own plain form, so whether one was already seen never changes the
-result. A value of any other type (a function, a path, a version object) raises NotCanonical: the caller must
-then not trust a digest at all.
+CanonicalDigest writes that form with the C pickler itself (protocol 3, no memo), netfab's records in place as
+tag and fields and a list of one class of records as rows of field values; only records and the rare value
+it cannot order (a set) cost Python code (the Python-built plain form, `_Plain`, was ~20 % of a render
+worker). Shared objects (the plan's QosPlan, a platform's capabilities and template data) are digested once
+per CanonicalDigest and stand as their digest wherever they are met, so whether one was already seen never
+changes the result. A value of any other type (a function, a path, a version object) raises NotCanonical: the
+caller must then not trust a digest at all.
 """
 
 from __future__ import annotations
@@ -86,10 +88,14 @@ class CanonicalDigest:
         # SHA-256 cut to 128 bits: with the CPU's SHA extensions ~2x BLAKE2b (netfab.render.manifest.digest_bytes).
         try:
             pickler.dump(written)
-        except _Unordered:
-            return hashlib.sha256(b"S" + _dumps(self._plain.canonical(value))).digest()[:16]
-        except (pickle.PicklingError, ValueError, RecursionError) as exc:  # ValueError: a cycle (fast mode)
-            raise NotCanonical(str(exc)) from exc
+        except BaseException as exc:
+            if pickler is self._pickler:  # a dump cut short may leave state behind (fast mode's cycle check)
+                self._pickler = _Pickler(self._buf, self._reduce)
+            if isinstance(exc, _Unordered):
+                return hashlib.sha256(b"S" + _dumps(self._plain.canonical(value))).digest()[:16]
+            if isinstance(exc, (pickle.PicklingError, ValueError, RecursionError)):  # ValueError: a cycle
+                raise NotCanonical(str(exc)) from exc
+            raise
         h = hashlib.sha256(b"F")
         with buf.getbuffer() as data:  # not copied; released before the buffer is truncated again
             h.update(data)
