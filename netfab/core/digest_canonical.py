@@ -23,8 +23,9 @@ import dataclasses
 import enum
 import hashlib
 import io
+import keyword
 import pickle
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from itertools import chain
 from operator import attrgetter
 from types import FunctionType
@@ -56,6 +57,8 @@ class _Shape:
     extras: bool
     """Instances may carry attributes beyond the fields (a dataclass without slots, a model's extra or private
     attributes); a template could read them, so they are part of the text."""
+    rows: Callable[[Sequence[Any]], list[tuple[Any, ...]]]
+    """`values` of each record of a sequence of them."""
 
 
 class CanonicalDigest:
@@ -193,7 +196,7 @@ class CanonicalDigest:
         vals = shape.values(obj)
         return vals + _extras(obj) if shape.extras else vals
 
-    def _rows(self, seq: list[Any] | tuple[Any, ...]) -> tuple[bytes, bool, list[Any]] | None:
+    def _rows(self, seq: list[Any] | tuple[Any, ...]) -> tuple[bytes, bool, list[tuple[Any, ...]]] | None:
         if not seq:
             return None
         kind = type(seq[0])
@@ -202,7 +205,7 @@ class CanonicalDigest:
         shape = self._shapes.get(kind) or self._shape(kind)
         if shape.extras:
             return None
-        return (shape.tag, type(seq) is tuple, list(chain.from_iterable(map(shape.values, seq))))
+        return (shape.tag, type(seq) is tuple, shape.rows(seq))
 
 
 class _Pickler(pickle.Pickler):
@@ -237,14 +240,16 @@ def _extras(value: object) -> tuple[object, ...]:
 def _shape(cls: type) -> _Shape:
     tag = f"{cls.__module__}.{cls.__qualname__}".encode()
     if issubclass(cls, enum.Enum):
-        return _Shape(tag, lambda member: (member.name,), False, False)
+        return _Shape(tag, lambda member: (member.name,), False, False, lambda seq: [(m.name,) for m in seq])
     if issubclass(cls, BaseModel):
-        return _Shape(tag, _getter(tuple(cls.model_fields)), True, True)
+        values, rows = _getters(tuple(cls.model_fields))
+        return _Shape(tag, values, True, True, rows)
     if dataclasses.is_dataclass(cls):
         names = tuple(f.name for f in dataclasses.fields(cls))
         frozen = bool(getattr(getattr(cls, "__dataclass_params__", None), "frozen", False))
         unslotted = any("__slots__" not in c.__dict__ for c in cls.__mro__ if c is not object)
-        return _Shape(tag, _getter(names), frozen, unslotted)
+        values, rows = _getters(names)
+        return _Shape(tag, values, frozen, unslotted, rows)
     raise NotCanonical(f"no canonical form for a {tag.decode()}")
 
 
@@ -334,6 +339,21 @@ def _dumps(value: object) -> bytes:
     pickler.fast = True  # no memo (the data is never recursive)
     pickler.dump(value)
     return buf.getvalue()
+
+
+def _getters(
+    names: tuple[str, ...],
+) -> tuple[Callable[[Any], tuple[Any, ...]], Callable[[Sequence[Any]], list[tuple[Any, ...]]]]:
+    """(every field's value of a record, the same for each record of a sequence). Made as Python source for the
+    class: `o.name` is specialised by the interpreter to a slot read, and one comprehension over a device's
+    interfaces is ~4x `map(attrgetter(...))` (512 InterfacePlans: 80 vs 333 us)."""
+    if all(n.isidentifier() and not keyword.iskeyword(n) for n in names):
+        attrs = "".join(f"o.{n}, " for n in names)
+        ns: dict[str, Any] = {}
+        exec(f"def values(o):\n    return ({attrs})\ndef rows(seq):\n    return [({attrs}) for o in seq]\n", ns)
+        return ns["values"], ns["rows"]
+    values = _getter(names)
+    return values, lambda seq: list(map(values, seq))
 
 
 def _getter(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
