@@ -444,11 +444,101 @@ def _run_json(data: dict[str, Any]) -> str:
     "checksum" sorts before every other key, so the document with it is the body with one line inserted
     after the brace: one encode instead of two (the pure-Python indented encoder was ~0.2 s per save at
     10,000 devices, paid at every stage boundary)."""
-    body = json.dumps(data, indent=2, sort_keys=True)
+    body = _indented_json(data)
     digest = checksum(body.encode("utf-8"))
     if data and min(data) > "checksum":
         return f'{{\n  "checksum": "{digest}",\n{body[2:]}\n'
     return json.dumps({**data, "checksum": digest}, indent=2, sort_keys=True) + "\n"
+
+
+class _NotPlain(Exception):
+    """A value _dump does not encode itself (a str or int subclass, a non-str key...): json.dumps does it."""
+
+
+_encode_str = json.encoder.encode_basestring_ascii  # the C encoder json.dumps itself uses for strings
+
+
+def _indented_json(data: dict[str, Any]) -> str:
+    """json.dumps(data, indent=2, sort_keys=True), the same text, ~4x faster. With indent, json.dumps runs its
+    pure-Python encoder (one generator frame per value): ~0.24 s per run.json at 10,000 devices, on the
+    engine's one thread between two stages, six times a wave, while the device threads wait for it."""
+    try:
+        return _dump(data, "\n")
+    except _NotPlain:
+        return json.dumps(data, indent=2, sort_keys=True)
+
+
+def _dump(obj: Any, newline: str) -> str:
+    """`obj` as json.dumps(indent=2, sort_keys=True) writes it at the depth whose line start is `newline`.
+    Exact types only: anything else raises _NotPlain (its subclasses encode as json.dumps decides)."""
+    kind = type(obj)
+    if kind is str:
+        return _encode_str(obj)
+    if kind is dict:
+        if not obj:
+            return "{}"
+        if set(map(type, obj)) != _ONLY_STR:
+            raise _NotPlain
+        inner = newline + "  "
+        records = _dump_records(obj, inner)
+        if records is not None:
+            return "{" + inner + ("," + inner).join(records) + newline + "}"
+        items = []
+        for key in sorted(obj):
+            value = obj[key]
+            # Strings inline: they are most of the values (one call less each, ~10,000 records a save).
+            text = _encode_str(value) if type(value) is str else _dump(value, inner)
+            items.append(f"{_encode_str(key)}: {text}")
+        return "{" + inner + ("," + inner).join(items) + newline + "}"
+    if kind is list or kind is tuple:
+        if not obj:
+            return "[]"
+        inner = newline + "  "
+        if set(map(type, obj)) == _ONLY_STR:  # a wave's device names
+            return "[" + inner + ("," + inner).join(map(_encode_str, obj)) + newline + "]"
+        return "[" + inner + ("," + inner).join([_dump(item, inner) for item in obj]) + newline + "]"
+    if obj is None:
+        return "null"
+    if obj is True:
+        return "true"
+    if obj is False:
+        return "false"
+    if kind is int:
+        return int.__repr__(obj)
+    if kind is float and obj == obj and obj not in (_INF, -_INF):
+        return float.__repr__(obj)
+    raise _NotPlain  # NaN and infinities, subclasses, anything json.dumps would refuse or convert
+
+
+def _dump_records(obj: dict[str, Any], inner: str) -> list[str] | None:
+    """The items of a table of records (run.json's devices: one dict per device, all with the same keys), or
+    None if `obj` is not one. The keys are sorted and formatted once for the table instead of once a record."""
+    first = next(iter(obj.values()))
+    if type(first) is not dict or not first or set(map(type, obj.values())) != _ONLY_DICT:
+        return None
+    fields_ = sorted(first)
+    if set(map(type, fields_)) != _ONLY_STR:
+        return None
+    field_set = set(fields_)
+    deeper = inner + "  "
+    heads = [f"{_encode_str(f)}: " for f in fields_]
+    joiner = "," + deeper
+    items = []
+    for key in sorted(obj):
+        record = obj[key]
+        if record.keys() != field_set:
+            return None
+        parts = []
+        for head, f in zip(heads, fields_, strict=True):
+            value = record[f]
+            parts.append(head + (_encode_str(value) if type(value) is str else _dump(value, deeper)))
+        items.append(f"{_encode_str(key)}: {{{deeper}{joiner.join(parts)}{inner}}}")
+    return items
+
+
+_ONLY_STR = {str}
+_ONLY_DICT = {dict}
+_INF = float("inf")
 
 
 def _record_dict(record: RunRecord) -> dict[str, Any]:

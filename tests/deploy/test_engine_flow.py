@@ -485,3 +485,31 @@ def test_a_failed_device_within_budget_is_a_partial_rollout_not_a_success(rig: R
 def test_a_clean_rollout_is_complete(rig: Rig) -> None:
     out = rig.deployer(two_waves(budget=1)).run(two_waves(budget=1))
     assert out.complete and out.message == "all waves confirmed"
+
+
+def test_a_run_without_a_listener_does_every_step_and_leaves_the_collector_as_it_found_it(rig: Rig) -> None:
+    # No listener: no Nornir processor builds events (HostEvents) and run() freezes the collector's view of
+    # what lives through the run. Every call, state and file must be the same; the freeze must not outlive run().
+    import gc
+
+    deployer = rig.deployer(two_waves())
+    deployer._on_event = None
+    assert gc.get_freeze_count() == 0
+    out = deployer.run(two_waves())
+    assert gc.get_freeze_count() == 0
+    assert out.ok and sorted(out.changed) == rig.names
+    for n in rig.names:
+        assert rig.dev(n).calls == [
+            "open", "has_pending_commit", "get_config", "load_replace_candidate", "compare_config",
+            "commit_config", "check", "confirm_commit", "get_config", "close",
+        ]  # fmt: skip
+        assert rig.state(n) == "confirmed"
+    gc.freeze()  # a caller's own freeze (the CLI's) is the caller's to undo
+    try:
+        DEVICES.clear()
+        for n in rig.names:
+            DEVICES[n] = FakeDevice(n, BASE.format(name=n))
+        assert rig.deployer(two_waves(), run_id="run2").run(two_waves()).ok
+        assert gc.get_freeze_count() > 0  # not unfrozen (refcounting may have freed some frozen objects)
+    finally:
+        gc.unfreeze()

@@ -8,14 +8,17 @@ before the commit stage, or the per-device wait in the commit task, fails them.
 
 from __future__ import annotations
 
+import enum
 import json
 import os
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from netfab.core.events import EventKind
 from netfab.deploy import journal as journal_mod
 from netfab.deploy.journal import DeviceRecord, Journal, JournalCorrupt, JournalError, RunRecord, checksum, load_run
 from tests.deploy.test_engine_flow import DEVICES, FakeDriver, Rig, rig, two_waves  # noqa: F401
@@ -206,3 +209,46 @@ class _ShortWrites:
     @staticmethod
     def write(fd: int, data: bytes) -> int:
         return os.write(fd, data[: len(data) // 2])
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {},
+        {"a": [], "b": {}, "c": [[], {}], "d": None, "e": True, "f": False, "g": 0, "h": -7, "i": 1.5, "j": 1e300},
+        {"z": "ünïcode \u2603 \U0001f600", "y": 'tab\t nl\n quote" back\\ ctl\x01', "x": ("t", 1, [2, {"k": []}])},
+        # run.json's devices: a table of records with one key set, then the same with one record different
+        {"devices": {f"leaf{i}": {"name": f"leaf{i}", "n": i, "l": ["b", "a"], "e": ""} for i in range(30, 0, -1)}},
+        {"devices": {"a": {"k": 1}, "b": {"k": 1, "extra": "x"}}},
+        {"devices": {"a": {"k": 1}, "b": "not a record"}},
+        {"devices": {"a": {}, "b": {}}},
+        # what only json.dumps encodes: a str/int subclass, a non-str key, NaN and infinity
+        {"state": EventKind.NOTE, "i": enum.IntEnum("E", "A").A},
+        {"d": {1: "int key", 2: "b"}},
+        {"f": float("nan"), "g": [float("inf"), float("-inf")]},
+    ],
+)
+def test_run_json_text_is_exactly_what_json_dumps_would_write(data: dict[str, Any]) -> None:
+    # The checksum of run.json is checked against json.dumps(indent=2, sort_keys=True) of what it parses to
+    # (and by older netfab versions): the fast encoder must write that text to the byte, or fall back.
+    assert journal_mod._indented_json(data) == json.dumps(data, indent=2, sort_keys=True)
+
+
+def test_a_big_run_json_reads_back_through_its_checksum(tmp_path: Path) -> None:
+    names = [f"leaf{i}" for i in range(500)]
+    record = RunRecord(
+        "run1", "fab", ["i.yaml"], "deploy.yaml", False, waves=[{"name": "w", "devices": names}],
+        devices={n: DeviceRecord(n, "w", companions=["host.sh"] if n.endswith("7") else []) for n in names},
+    )  # fmt: skip
+    journal = Journal(tmp_path, record, ("pw",))
+    journal.device_state("leaf3", "failed", 'error: pw \u00e9 "quoted"\nsecond line')
+    journal.save()
+    data = json.loads((journal.dir / "run.json").read_text())
+    digest = data.pop("checksum")
+    assert (journal.dir / "run.json").read_text() == json.dumps(
+        {**data, "checksum": digest}, indent=2, sort_keys=True
+    ) + "\n"
+    back = load_run(tmp_path, "fab", "run1").record
+    assert back.devices["leaf3"].error == journal.record.devices["leaf3"].error and back.devices[
+        "leaf17"
+    ].companions == ["host.sh"]
