@@ -161,18 +161,22 @@ def main() -> int:
            "--rtt-ms", str(args.rtt_ms), "--workers", str(args.workers)]  # fmt: skip
     runs: list[tuple[float, dict[str, Any]]] = []
     cpu: list[float] = []
-    for _ in range(args.runs):
-        # The journal (12,000+ files at 2,000 hosts) is a real deploy's output: written inside the timed
-        # process, deleted outside it.
-        with tempfile.TemporaryDirectory(prefix="nf-bench-") as tmp:
+    # The journal (~6 files a device) is a real deploy's output, written inside the timed process. Every run's
+    # is kept until the bench ends: on ext4 without a journal (these VMs) files created just after others were
+    # deleted cost several times the system time (the inode allocator skips recently deleted inodes), so
+    # deleting one run's 60,000 files before the next run created its own timed the filesystem, not netfab
+    # (as bench/scale_bench.py found for builds).
+    with tempfile.TemporaryDirectory(prefix="nf-bench-") as root:
+        for n in range(args.runs):
+            journal = Path(root) / f"run{n}"
             start, before = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
-            proc = subprocess.run([*cmd, "--journal", tmp], cwd=REPO, capture_output=True, text=True)
+            proc = subprocess.run([*cmd, "--journal", str(journal)], cwd=REPO, capture_output=True, text=True)
             elapsed = time.perf_counter() - start
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
             cpu.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
-        if proc.returncode != 0:
-            sys.exit(f"child failed ({proc.returncode}):\n{proc.stderr[-2000:]}")
-        runs.append((elapsed, json.loads(proc.stdout.strip().splitlines()[-1])))
+            if proc.returncode != 0:
+                sys.exit(f"child failed ({proc.returncode}):\n{proc.stderr[-2000:]}")
+            runs.append((elapsed, json.loads(proc.stdout.strip().splitlines()[-1])))
     calls = runs[0][1]["calls_per_device"]
     ideal = args.hosts * (args.rtt_ms / 1000) * calls / args.workers
     whole = [r[0] for r in runs]
