@@ -317,14 +317,7 @@ class _Plain:
         return token
 
     def _extras(self, value: object) -> tuple[object, ...]:
-        if isinstance(value, BaseModel):
-            extra = value.__pydantic_extra__ or {}
-            private = value.__pydantic_private__ or {}
-            return () if not extra and not private else (self.canonical(dict(extra)), self.canonical(dict(private)))
-        own = getattr(value, "__dict__", None) or {}
-        names = {f.name for f in dataclasses.fields(value)}  # type: ignore[arg-type]
-        rest = {k: v for k, v in sorted(own.items()) if k not in names}
-        return (self.canonical(rest),) if rest else ()
+        return tuple([self.canonical(extra) for extra in _extras(value)])
 
     def _shape(self, cls: type) -> _Shape:
         shape = self._shapes[cls] = _shape(cls)
