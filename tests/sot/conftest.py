@@ -2,10 +2,11 @@
 
 Tests that take the `netbox` fixture run by default, in CI too: the README's test command installs
 PostgreSQL and Redis, the machines carry pyenv's 3.12, and the fixture pip-installs NetBox into its own venv.
-A first bring-up on a machine pays the pip install and the migration (minutes); later sessions reuse both
-from the cache (tests/sot/netbox_server.py). Wherever NetBox cannot be brought up (no Python 3.12, no
-PostgreSQL or Redis, no PyPI) they skip with what is missing. NETFAB_NETBOX_TESTS=0 turns them off (a quick
-local run); NETFAB_TEST_NETBOX_URL and _TOKEN point them at a NetBox that is already up instead. The
+A first bring-up on a machine pays the pip install (about a minute) and loads the committed seed of NetBox's
+migrated schema before `netbox migrate` checks it (seconds, where migrating from nothing took 4-12 minutes);
+later sessions reuse both from the cache (tests/sot/netbox_server.py). Wherever NetBox cannot be brought up
+(no Python 3.12, no PostgreSQL or Redis, no PyPI) they skip with what is missing. NETFAB_NETBOX_TESTS=0 turns
+them off (a quick local run); NETFAB_TEST_NETBOX_URL and _TOKEN point them at a NetBox that is already up instead. The
 fixture's setup time is printed in the session summary.
 """
 

@@ -4,8 +4,15 @@ PostgreSQL and Redis, everything on 127.0.0.1 ports picked free, every process s
 Why each step is the way it is (measured on the 2-core CI machine kind, NEXT_WAVE.md section C):
 - NetBox 4.7's wheel needs Python >= 3.12; the machines carry pyenv's 3.12 (the default python3 is 3.11).
   The venv (551 MB, ~70-130 s of pip) is kept under the cache dir keyed on the NetBox version.
-- `netbox migrate` is the slow part (336 migrations, ~5 min on 2 cores). The migrated PostgreSQL data directory
-  is kept as a tarball keyed on the NetBox and PostgreSQL versions; a later session unpacks it in seconds.
+- `netbox migrate` is the slow part (336 migrations, 4-12 min on 2 cores). Two things spare it:
+  - the migrated PostgreSQL data directory is kept as a tarball keyed on the NetBox and PostgreSQL versions; a
+    later session on the same machine unpacks it in seconds;
+  - a machine with no cache (CI's clean one) loads `netbox-<version>-migrated.sql.gz` beside this file first:
+    NetBox's own migrated schema, dumped by pg_dump (`python3 tests/sot/netbox_server.py --write-seed`, which
+    migrates from nothing to make it). `netbox migrate` still runs after it, so NetBox itself checks the
+    result (and applies anything the seed lacks); a seed that does not load is dropped and NetBox migrates
+    from nothing, as before. It holds only what migrate writes: migration records, content types and
+    permissions, no user or token.
 - PostgreSQL runs with fsync off: a throwaway test database, and the cost that matters here is NetBox's, not
   the disk's.
 - Nothing listens beyond loopback; teardown stops only the pids this module started.
@@ -19,12 +26,14 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import glob
+import gzip
 import os
 import secrets
 import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tarfile
 import tempfile
 import time
@@ -37,6 +46,7 @@ from pathlib import Path
 NETBOX_VERSION = "4.7.3"
 TOKEN_FILE = "token"
 MIGRATE_TIMEOUT_S = 30 * 60
+SEED = Path(__file__).with_name(f"netbox-{NETBOX_VERSION}-migrated.sql.gz")
 
 
 class CannotStart(RuntimeError):
@@ -237,6 +247,69 @@ def _pg_cache(pg_bin: Path) -> Path:
     return cache_dir() / f"netbox-{NETBOX_VERSION}" / f"pgdata-pg{pg_bin.parts[4]}-migrated.tar"
 
 
+def _pg_args(db_port: int) -> list[str]:
+    return ["-h", "127.0.0.1", "-p", str(db_port), "-U", "postgres"]
+
+
+def _createdb(pg_bin: Path, db_port: int) -> None:
+    _run([str(pg_bin / "createdb"), *_pg_args(db_port), "netbox"], "createdb", 60)
+
+
+def _load_seed(pg_bin: Path, db_port: int) -> bool:
+    """SEED into the empty `netbox` database, in one transaction: True if all of it loaded, False (and the
+    database left as PostgreSQL rolled it back) if psql refused any of it."""
+    psql = [str(pg_bin / "psql"), *_pg_args(db_port), "-q", "-X", "-v", "ON_ERROR_STOP=1"]
+    with gzip.open(SEED, "rb") as seed:
+        sql = seed.read()
+    try:
+        done = subprocess.run([*psql, "--single-transaction", "-d", "netbox"], input=sql, capture_output=True,
+                              timeout=300, check=False)  # fmt: skip
+    except subprocess.TimeoutExpired:
+        return False
+    return done.returncode == 0
+
+
+def write_seed(path: Path = SEED) -> None:
+    """Migrate a NetBox from nothing (no cache, no seed) and write the database as it stood right after
+    `netbox migrate` (the cache tarball, made before the API user and token exist) to `path`: pg_dump's plain
+    SQL without owners or grants (the test cluster's only role is postgres), gzip'd."""
+    os.environ["NETFAB_NETBOX_SEED"] = "0"
+    pg_bin = _postgres_bin()
+    drop = _as_postgres()
+    with tempfile.TemporaryDirectory(prefix="netbox-seed-") as tmp:
+        cache = Path(tmp) / "cache"
+        os.environ["NETFAB_TEST_CACHE"] = str(cache)
+        venv = Path.home() / ".cache" / "netfab-tests" / f"netbox-{NETBOX_VERSION}" / "venv"
+        if (venv / ".complete").exists():  # the pip install is not what is being made here: reuse it
+            (cache / f"netbox-{NETBOX_VERSION}").mkdir(parents=True)
+            (cache / f"netbox-{NETBOX_VERSION}" / "venv").symlink_to(venv)
+        start(workers=1).stop()
+        root = Path(tmp) / "db"
+        root.mkdir(mode=0o755)
+        os.chmod(tmp, 0o755)
+        with tarfile.open(_pg_cache(pg_bin)) as tar:
+            tar.extractall(root, filter="fully_trusted")
+        _chown_tree(root, drop)
+        os.chmod(root / "pgdata", 0o700)
+        port = _free_port()
+        cmd = [str(pg_bin / "postgres"), "-D", str(root / "pgdata"), "-h", "127.0.0.1", "-p", str(port)]
+        cmd += ["-k", str(root)]
+        pg = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, **drop)  # type: ignore[call-overload]
+        try:
+            _wait_for(lambda: _port_open(port), "PostgreSQL", 60, pg)
+            dump = subprocess.run(
+                [str(pg_bin / "pg_dump"), *_pg_args(port), "--no-owner", "--no-privileges", "netbox"],
+                capture_output=True, timeout=300, check=True,
+            )  # fmt: skip
+        finally:
+            pg.send_signal(signal.SIGINT)
+            pg.wait(timeout=60)
+    partial = path.with_suffix(".partial")
+    with gzip.GzipFile(partial, "wb", mtime=0) as out:
+        out.write(dump.stdout)
+    partial.replace(path)
+
+
 def _start_services(
     server: NetBoxServer, venv: Path, pg_bin: Path, redis_bin: str, drop: dict[str, object], workers: int
 ) -> None:
@@ -294,13 +367,15 @@ def _start_services(
     netbox = str(venv / "bin" / "netbox")
     if not migrated:
         start = time.monotonic()
-        _run(
-            [str(pg_bin / "createdb"), "-h", "127.0.0.1", "-p", str(db_port), "-U", "postgres", "netbox"],
-            "createdb",
-            60,
-        )
+        _createdb(pg_bin, db_port)
+        if SEED.is_file() and os.environ.get("NETFAB_NETBOX_SEED") != "0":
+            seeded = _load_seed(pg_bin, db_port)
+            timings["seed_s"] = time.monotonic() - start
+            if not seeded:  # a seed this PostgreSQL cannot load: start again from an empty database
+                _run([str(pg_bin / "dropdb"), *_pg_args(db_port), "netbox"], "dropdb", 60)
+                _createdb(pg_bin, db_port)
         # Bounded so a starved machine skips the live tests with the reason instead of eating CI's 90 minutes
-        # (measured: about 5 min on 2 quiet cores, 60 min at load 11-13).
+        # (measured: about 5 min on 2 quiet cores, 60 min at load 11-13; after the seed, seconds).
         _run([netbox, "migrate", "--no-input"], "netbox migrate", MIGRATE_TIMEOUT_S, env=env)
         timings["migrate_s"] = time.monotonic() - start
         # Keep the migrated cluster for later sessions: stop it cleanly first, so the copy is consistent.
@@ -360,6 +435,10 @@ def _start_services(
 
 
 if __name__ == "__main__":  # bring one up by hand: python3 tests/sot/netbox_server.py
+    if sys.argv[1:] == ["--write-seed"]:  # remake SEED (after a NetBox version change): migrates from nothing
+        write_seed()
+        print(f"wrote {SEED}")
+        sys.exit(0)
     nb = start()
     # For a developer's shell on this machine only (a throwaway token of a loopback NetBox):
     # NETFAB_TEST_NETBOX_URL/_TOKEN let the tests and bench/sot_bench.py use this instance.
