@@ -43,9 +43,16 @@ def audit_device(
 
 
 def audit_texts(
-    device: str, platform: str, intended: dict[str, str], collected: Collected, rules: AuditRules
+    device: str,
+    platform: str,
+    intended: dict[str, str],
+    collected: Collected,
+    rules: AuditRules,
+    remediate: bool = True,
 ) -> DeviceAudit:
-    """The audit of one device from its intended files (by suffix) and what was collected from it."""
+    """The audit of one device from its intended files (by suffix) and what was collected from it.
+    remediate=False: the drifts alone, no remediation and no raw diff (a build's summary of what changed needs
+    no fix, and the fix is most of the cost: two hier_config trees and their diff, ~60 % of a large config's)."""
     out = DeviceAudit(device, platform, "in_sync", origin=collected.origin)
     if collected.error is not None:
         out.status, out.error = "unreadable", collected.error
@@ -65,9 +72,9 @@ def audit_texts(
             if running == text:  # byte for byte the intended file (saved build outputs in CI): nothing to parse
                 continue
             if part.kind == "cli":
-                _cli_part(out, platform, part, running, text, rules)
+                _cli_part(out, platform, part, running, text, rules, remediate)
             else:
-                _json_part(out, platform, part, running, text, rules)
+                _json_part(out, platform, part, running, text, rules, remediate)
         except Unreadable as exc:
             out.status, out.error = "unreadable", f"running {part.suffix}: {exc}"
             return out
@@ -79,7 +86,9 @@ def _prefixed(facts: Facts, prefix: str) -> Facts:
     return {f"{prefix}{k}": v for k, v in facts.items()} if prefix else facts
 
 
-def _cli_part(out: DeviceAudit, platform: str, part: Part, running: str, intended: str, rules: AuditRules) -> None:
+def _cli_part(
+    out: DeviceAudit, platform: str, part: Part, running: str, intended: str, rules: AuditRules, remediate: bool
+) -> None:
     assert part.dialect is not None
     try:
         have = parse_cli(part.syntax, part.dialect, running, rules)
@@ -103,6 +112,8 @@ def _cli_part(out: DeviceAudit, platform: str, part: Part, running: str, intende
     if not drifts:
         return
     out.drifts.extend(drifts)
+    if not remediate:
+        return
     if part.remediation == "frr_reload":
         raw, files = frr_fix.remediate(have, want, intended, part.label)
     else:
@@ -111,7 +122,9 @@ def _cli_part(out: DeviceAudit, platform: str, part: Part, running: str, intende
     out.remediation.update(files)
 
 
-def _json_part(out: DeviceAudit, platform: str, part: Part, running: str, intended: str, rules: AuditRules) -> None:
+def _json_part(
+    out: DeviceAudit, platform: str, part: Part, running: str, intended: str, rules: AuditRules, remediate: bool
+) -> None:
     module = part.module
     try:
         have: Any = module.parse(running)
@@ -130,6 +143,8 @@ def _json_part(out: DeviceAudit, platform: str, part: Part, running: str, intend
     if not drifts:
         return
     out.drifts.extend(drifts)
+    if not remediate:
+        return
     if part.remediation == "sonic_patch":
         raw, files = sonic_fix.remediate(have, want, excluded)
     else:

@@ -91,7 +91,7 @@ class Explainer:
     max_fact_diffs: int = 32
     """Distinct shapes reduced to facts per process; beyond it, files are explained by their lines only. A
     change of every file in its own way (a netfab upgrade rewording every description) would otherwise cost
-    a parse, a facts comparison and a remediation per device: seconds of a rebuild for a summary."""
+    a parse and a facts comparison per device: seconds of a rebuild for a summary."""
     _memo: dict[tuple[str, str, Shape], FileChange] = field(default_factory=dict)
     _fact_diffs: int = 0
 
@@ -113,7 +113,10 @@ class Explainer:
         from netfab.audit.device import audit_texts
         from netfab.audit.rules import AuditRules
 
-        audit = audit_texts(device, platform, {suffix: after}, Collected(device, {suffix: before}), AuditRules())
+        # The drifts name the change; the remediation that would undo it is not needed here.
+        audit = audit_texts(
+            device, platform, {suffix: after}, Collected(device, {suffix: before}), AuditRules(), remediate=False
+        )
         if audit.status == "unreadable":
             return FileChange(removed=lines[0], added=lines[1], unreadable=audit.error or "")
         if not audit.drifts:
