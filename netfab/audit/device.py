@@ -51,8 +51,8 @@ def audit_texts(
     remediate: bool = True,
 ) -> DeviceAudit:
     """The audit of one device from its intended files (by suffix) and what was collected from it.
-    remediate=False: the drifts alone, no remediation and no raw diff (a build's summary of what changed needs
-    no fix, and the fix is most of the cost: two hier_config trees and their diff, ~60 % of a large config's)."""
+    remediate=False: the drifts alone, no remediation and no raw diff. A build's summary of what changed needs
+    no fix, and the fix (two hier_config trees and their diff) is ~60 % of auditing a large changed config."""
     out = DeviceAudit(device, platform, "in_sync", origin=collected.origin)
     if collected.error is not None:
         out.status, out.error = "unreadable", collected.error
