@@ -39,6 +39,7 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -247,6 +248,26 @@ def _pg_cache(pg_bin: Path) -> Path:
     return cache_dir() / f"netbox-{NETBOX_VERSION}" / f"pgdata-pg{pg_bin.parts[4]}-migrated.tar"
 
 
+def _unpack_cluster(cached: Path, root: Path, drop: dict[str, object]) -> Path:
+    """The cached migrated cluster as root/pgdata, owned by postgres with the mode PostgreSQL demands."""
+    with tarfile.open(cached) as tar:
+        tar.extractall(root, filter="fully_trusted")
+    pgdata = root / "pgdata"
+    _chown_tree(pgdata, drop)
+    os.chmod(pgdata, 0o700)
+    return pgdata
+
+
+def _postgres(
+    pg_bin: Path, pgdata: Path, port: int, sockets: Path, drop: dict[str, object], log_path: Path
+) -> subprocess.Popen[bytes]:
+    """PostgreSQL on `pgdata`, loopback only, as the postgres user; the caller waits for its port."""
+    cmd = [str(pg_bin / "postgres"), "-D", str(pgdata), "-h", "127.0.0.1", "-p", str(port)]
+    cmd += ["-k", str(sockets), "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"]
+    log = open(log_path, "wb")  # noqa: SIM115 - the child keeps it open
+    return subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, **drop)  # type: ignore[call-overload, no-any-return]
+
+
 def _pg_args(db_port: int) -> list[str]:
     return ["-h", "127.0.0.1", "-p", str(db_port), "-U", "postgres"]
 
@@ -265,8 +286,14 @@ def _load_seed(pg_bin: Path, db_port: int) -> bool:
         done = subprocess.run([*psql, "--single-transaction", "-d", "netbox"], input=sql, capture_output=True,
                               timeout=300, check=False)  # fmt: skip
     except subprocess.TimeoutExpired:
-        return False
-    return done.returncode == 0
+        why = "no answer after 300 s"
+    else:
+        if done.returncode == 0:
+            return True
+        why = " | ".join(done.stderr.decode(errors="replace").strip().splitlines()[-3:])
+    # Not fatal (NetBox migrates from nothing instead), but said: a stale seed costs every clean run minutes.
+    warnings.warn(f"NetBox seed {SEED.name} did not load ({why}); migrating from nothing", stacklevel=2)
+    return False
 
 
 def write_seed(path: Path = SEED) -> None:
@@ -287,14 +314,12 @@ def write_seed(path: Path = SEED) -> None:
         root = Path(tmp) / "db"
         root.mkdir(mode=0o755)
         os.chmod(tmp, 0o755)
-        with tarfile.open(_pg_cache(pg_bin)) as tar:
-            tar.extractall(root, filter="fully_trusted")
-        _chown_tree(root, drop)
-        os.chmod(root / "pgdata", 0o700)
+        pgdata = _unpack_cluster(_pg_cache(pg_bin), root, drop)
+        sockets = root / "pgsock"
+        sockets.mkdir()
+        _chown_tree(sockets, drop)
         port = _free_port()
-        cmd = [str(pg_bin / "postgres"), "-D", str(root / "pgdata"), "-h", "127.0.0.1", "-p", str(port)]
-        cmd += ["-k", str(root)]
-        pg = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, **drop)  # type: ignore[call-overload]
+        pg = _postgres(pg_bin, pgdata, port, sockets, drop, root / "postgres.log")
         try:
             _wait_for(lambda: _port_open(port), "PostgreSQL", 60, pg)
             dump = subprocess.run(
@@ -322,10 +347,7 @@ def _start_services(
     migrated = cached.exists()
     start = time.monotonic()
     if migrated:
-        with tarfile.open(cached) as tar:
-            tar.extractall(root, filter="fully_trusted")
-        _chown_tree(pgdata, drop)
-        os.chmod(pgdata, 0o700)
+        _unpack_cluster(cached, root, drop)
     else:
         pgdata.mkdir(mode=0o700)
         _chown_tree(pgdata, drop)
@@ -338,14 +360,11 @@ def _start_services(
     timings["database_files_s"] = time.monotonic() - start
 
     def postgres() -> subprocess.Popen[bytes]:
-        cmd = [str(pg_bin / "postgres"), "-D", str(pgdata), "-h", "127.0.0.1", "-p", str(db_port)]
-        cmd += ["-k", str(sockets), "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"]
-        log = open(root / "postgres.log", "wb")  # noqa: SIM115 - the child keeps it open
-        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, **drop)  # type: ignore[call-overload]
+        proc = _postgres(pg_bin, pgdata, db_port, sockets, drop, root / "postgres.log")
         server._procs.append(proc)
         server.pids.append(proc.pid)
         _wait_for(lambda: _port_open(db_port), "PostgreSQL", 60, proc)
-        return proc  # type: ignore[no-any-return]
+        return proc
 
     pg = postgres()
     redis_log = open(root / "redis.log", "wb")  # noqa: SIM115
