@@ -16,11 +16,12 @@ from dataclasses import dataclass, field
 from typing import overload
 
 import numpy as np
+import numpy.typing as npt
 
 from netfab.health.fleet import Fleet
 from netfab.health.model import DeviceSample, PortMeta
 from netfab.health.scoring import Z_OUTLIER, peer_groups, quantiles, robust_scores
-from netfab.health.signals import Array, Series, Signals, series, signals
+from netfab.health.signals import Array, Series, Signals, deltas, series, signals, total
 
 
 @dataclass(frozen=True, slots=True)
@@ -330,48 +331,101 @@ def _link_cross_check(
 
     The ends are read at different instants, so the allowance is the link's rate times how far apart the reads
     were (start and end of the window, each read's own uncertainty), plus LINK_SKEW_* for what no timing
-    explains. Ports whose peer is not planned or not measured are not judged."""
+    explains. Ports whose peer is not planned or not measured are not judged.
+
+    The rate is the window's average, and collective traffic is not average: it comes in steps (the lab's are
+    512 KiB each, a whole step inside a few ms), so one or two steps can fall between two reads that the
+    average says carry half of one. That shows at one read instant only, while a link that loses keeps
+    losing: with three samples or more a gap is named only when it also holds without the window's first
+    sample and without its last, so no single instant's reads decide it."""
     if s.values.shape[0] < 2 or not keys:
         return
     row = {k: i for i, k in enumerate(keys)}
     peer = np.array([row.get((m.peer_device, m.peer_port), -1) for m in metas], dtype=np.int64)
     has_peer = peer >= 0
     p = np.where(has_peer, peer, 0)
-    first, last = s.at[0], s.at[-1]
-    skew = np.abs(first - first[p]) + np.abs(last - last[p])
-    skew += s.at_error[0] + s.at_error[0][p] + s.at_error[-1] + s.at_error[-1][p]
+    last = s.values.shape[0] - 1
+    measures = (
+        ("packets", "tx_packets", "rx_packets", sig.tx_packets, sig.rx_packets, LINK_SKEW_PACKETS, 0.0),
+        ("bytes", "tx_bytes", "rx_bytes", sig.tx_bytes, sig.rx_bytes, LINK_SKEW_PACKETS * 9216, LINK_BYTES_PER_PACKET),
+    )
+    for what, sent_name, got_name, sent, got, floor, per_packet in measures:
+        gap, allowed = _gap_and_allowance(s, p, sent, got[p], sig.tx_packets, sig.window_s, floor, per_packet)
+        bad = has_peer & np.isfinite(gap) & np.isfinite(allowed) & (np.abs(gap) > allowed)
+        rows = np.flatnonzero(bad)
+        if last >= 2 and rows.size:
+            # Only the rows named so far (and their peers) are looked at again: at fleet scale that is a few.
+            both = np.unique(np.concatenate([rows, peer[rows]]))
+            local = np.searchsorted(both, rows)
+            local_peer = np.arange(len(both))  # a row kept only as a peer is not judged: its own row will do
+            local_peer[local] = np.searchsorted(both, peer[rows])
+            for lo, hi in ((0, last - 1), (1, last)):
+                part = _samples_of(s, both, lo, hi)
+                dl = deltas(part)
+                part_got = total(dl, part.cols(got_name))
+                part_gap, part_allowed = _gap_and_allowance(
+                    part, local_peer, total(dl, part.cols(sent_name)), part_got[local_peer],
+                    total(dl, part.cols("tx_packets")), np.nansum(dl.dt, axis=0), floor, per_packet,
+                )  # fmt: skip
+                g, a = part_gap[local], part_allowed[local]
+                keep = np.isfinite(g) & (np.abs(g) > a) & (np.sign(g) == np.sign(gap[rows]))
+                rows, local = rows[keep], local[keep]
+        skews = _read_skew(s, p)
+        for i in rows.tolist():
+            m = metas[i]
+            if m.device in s.missing or m.peer_device in s.missing:
+                continue
+            lost = gap[i] > 0
+            share = abs(gap[i]) / sent[i] if sent[i] > 0 else math.inf
+            how = (
+                f"{gap[i]:,.0f} ({share:.2%}) lost on the way"
+                if lost
+                else f"{-gap[i]:,.0f} more than were sent (a counter defect on one end)"
+            )
+            report.issues.append(
+                Issue(
+                    "HEALTH-TX-RX",
+                    m,
+                    f"{m.port} -> {m.peer_device} {m.peer_port}: sent {sent[i]:,.0f} {what}, the peer received "
+                    f"{got[p[i]]:,.0f}: {how}",
+                    actual={"sent": float(sent[i]), "peer_received": float(got[p[i]])},
+                    expected=f"within {allowed[i]:,.0f} {what} (read skew {skews[i] * 1000:.1f} ms)",
+                    group=f"{what} {'lost' if lost else 'overcounted'}",
+                )
+            )
+
+
+def _samples_of(s: Series, rows: npt.NDArray[np.intp], lo: int, hi: int) -> Series:
+    """Samples lo..hi of some rows: part of the window, for the rows worth a second look."""
+    return Series(
+        [s.keys[r] for r in rows.tolist()], s.names, s.values[lo : hi + 1][:, rows], s.at[lo : hi + 1][:, rows],
+        s.at_error[lo : hi + 1][:, rows], s.missing,
+    )  # fmt: skip
+
+
+def _read_skew(s: Series, p: npt.NDArray[np.intp]) -> Array:
+    """How far apart each port's and its peer's (row p) reads may have been at the first and the last sample,
+    summed: the instants' difference and both reads' own uncertainty (seconds)."""
+    first, last, err_first, err_last = s.at[0], s.at[-1], s.at_error[0], s.at_error[-1]
+    skew: Array = np.abs(first - first[p]) + np.abs(last - last[p]) + err_first + err_first[p] + err_last + err_last[p]
+    return skew
+
+
+def _gap_and_allowance(
+    s: Series,
+    p: npt.NDArray[np.intp],
+    sent: Array,
+    received: Array,
+    packets: Array,
+    window_s: Array,
+    floor: float,
+    per_packet: float,
+) -> tuple[Array, Array]:
+    """sent - received per row of `s` over its samples, and what read timing and counting allow it to be."""
     with np.errstate(invalid="ignore", divide="ignore"):
-        for what, sent, got, floor, per_packet in (
-            ("packets", sig.tx_packets, sig.rx_packets, LINK_SKEW_PACKETS, 0.0),
-            ("bytes", sig.tx_bytes, sig.rx_bytes, LINK_SKEW_PACKETS * 9216, LINK_BYTES_PER_PACKET),
-        ):
-            received = got[p]
-            rate = sent / sig.window_s
-            allowed = floor + LINK_SKEW_SHARE * sent + per_packet * np.nan_to_num(sig.tx_packets) + rate * skew
-            gap = sent - received
-            bad = has_peer & np.isfinite(gap) & np.isfinite(allowed) & (np.abs(gap) > allowed)
-            for i in np.flatnonzero(bad).tolist():
-                m = metas[i]
-                if m.device in s.missing or m.peer_device in s.missing:
-                    continue
-                lost = gap[i] > 0
-                share = abs(gap[i]) / sent[i] if sent[i] > 0 else math.inf
-                how = (
-                    f"{gap[i]:,.0f} ({share:.2%}) lost on the way"
-                    if lost
-                    else f"{-gap[i]:,.0f} more than were sent (a counter defect on one end)"
-                )
-                report.issues.append(
-                    Issue(
-                        "HEALTH-TX-RX",
-                        m,
-                        f"{m.port} -> {m.peer_device} {m.peer_port}: sent {sent[i]:,.0f} {what}, the peer received "
-                        f"{received[i]:,.0f}: {how}",
-                        actual={"sent": float(sent[i]), "peer_received": float(received[i])},
-                        expected=f"within {allowed[i]:,.0f} {what} (read skew {skew[i] * 1000:.1f} ms)",
-                        group=f"{what} {'lost' if lost else 'overcounted'}",
-                    )
-                )
+        rate = sent / window_s
+        allowed: Array = floor + LINK_SKEW_SHARE * sent + per_packet * np.nan_to_num(packets) + rate * _read_skew(s, p)
+        return sent - received, allowed
 
 
 def _optics(
