@@ -345,6 +345,7 @@ def _link_cross_check(
     has_peer = peer >= 0
     p = np.where(has_peer, peer, 0)
     last = s.values.shape[0] - 1
+    skews = _read_skew(s, p)
     measures = (
         ("packets", "tx_packets", "rx_packets", sig.tx_packets, sig.rx_packets, LINK_SKEW_PACKETS, 0.0),
         ("bytes", "tx_bytes", "rx_bytes", sig.tx_bytes, sig.rx_bytes, LINK_SKEW_PACKETS * 9216, LINK_BYTES_PER_PACKET),
@@ -370,7 +371,6 @@ def _link_cross_check(
                 g, a = part_gap[local], part_allowed[local]
                 keep = np.isfinite(g) & (np.abs(g) > a) & (np.sign(g) == np.sign(gap[rows]))
                 rows, local = rows[keep], local[keep]
-        skews = _read_skew(s, p)
         for i in rows.tolist():
             m = metas[i]
             if m.device in s.missing or m.peer_device in s.missing:
