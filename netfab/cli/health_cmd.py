@@ -161,7 +161,7 @@ def _take(
         started = time.monotonic()
         out.append(collect(targets, recorder or driver, workers))
         if recorder is not None and save is not None:
-            save_sample(save, k, by_name, recorder)
+            save_sample(save, k, by_name, recorder, out[-1])
         if k + 1 < count:
             time.sleep(max(0.0, interval - (time.monotonic() - started)))
     return out

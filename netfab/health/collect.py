@@ -217,25 +217,29 @@ class Recorder:
 
     def __init__(self, driver: Driver) -> None:
         self.driver = driver
-        self.outputs: dict[str, tuple[float, float, list[str]]] = {}
+        self.outputs: dict[str, list[str]] = {}
 
     def run(self, target: Target) -> list[str]:
-        started = time.monotonic()
         out = self.driver.run(target)
-        done = time.monotonic()
-        self.outputs[target.device] = ((started + done) / 2, (done - started) / 2, out)
+        self.outputs[target.device] = out
         return out
 
 
-def save_sample(root: Path, sample: int, targets: Mapping[str, Target], recorder: Recorder) -> None:
+def save_sample(
+    root: Path, sample: int, targets: Mapping[str, Target], recorder: Recorder, taken: Mapping[str, DeviceSample]
+) -> None:
+    """The recorded outputs of one sample, with the read times `taken` (collect's) holds: the very times the
+    live analysis used, so a replay of the save gives the same report. (Times of the recorder's own, a few
+    instructions inside collect's, once differed from them by enough on a loaded machine to move a score in
+    its third decimal.)"""
     import json
 
     from netfab.core.fs import atomic_write_text
 
     base = root / str(sample)
     times, errors = {}, {}
-    for device, (at, error, outputs) in recorder.outputs.items():
-        times[device], errors[device] = at, error
+    for device, outputs in recorder.outputs.items():
+        times[device], errors[device] = taken[device].at, taken[device].at_error
         for cmd, text in zip(targets[device].commands, outputs, strict=True):
             atomic_write_text(base / device / f"{cmd.key}.txt", text)
     atomic_write_text(base / "at.json", json.dumps(times, indent=1, sort_keys=True) + "\n")

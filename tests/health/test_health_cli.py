@@ -165,3 +165,27 @@ def test_bad_options_exit_2_with_the_reason(args: list[str], message: str) -> No
     proc = _health(*args)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert message in proc.stdout + proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_a_saved_run_replays_with_the_read_times_the_live_analysis_used(throttled: Path, tmp_path: Path) -> None:
+    """`--save` writes the read times collect() gave the analysis, not times of its own: a replay of the save
+    analyses the same samples (a recorder timing its own calls once moved a lab score in its third decimal)."""
+    from netfab.health.analysis import analyse
+    from netfab.health.collect import FromDir, Recorder, collect, collect_saved, save_sample
+
+    fleet = fleet_of(lab_plan())
+    live_source = FromDir(throttled)  # stands in for the lab: a Driver answering the saved outputs
+    recorder = Recorder(live_source)
+    saved = tmp_path / "saved"
+    live = []
+    for k in live_source.samples():
+        live_source.use(k)
+        live.append(collect(fleet.targets, recorder, workers=8))
+        save_sample(saved, k, {t.device: t for t in fleet.targets}, recorder, live[-1])
+    replayed = collect_saved(fleet.targets, FromDir(saved))
+    assert [{d: (s.at, s.at_error) for d, s in sample.items()} for sample in replayed] == [
+        {d: (s.at, s.at_error) for d, s in sample.items()} for sample in live
+    ]
+    assert all(s.at_error > 0 for s in live[0].values())  # real round trips were timed, not zeros
+    score = [(p.meta.name, p.score) for p in analyse(fleet, live).slow_links]
+    assert score and score == [(p.meta.name, p.score) for p in analyse(fleet, replayed).slow_links]
