@@ -355,22 +355,7 @@ def _link_cross_check(
         bad = has_peer & np.isfinite(gap) & np.isfinite(allowed) & (np.abs(gap) > allowed)
         rows = np.flatnonzero(bad)
         if last >= 2 and rows.size:
-            # Only the rows named so far (and their peers) are looked at again: at fleet scale that is a few.
-            both = np.unique(np.concatenate([rows, peer[rows]]))
-            local = np.searchsorted(both, rows)
-            local_peer = np.arange(len(both))  # a row kept only as a peer is not judged: its own row will do
-            local_peer[local] = np.searchsorted(both, peer[rows])
-            for lo, hi in ((0, last - 1), (1, last)):
-                part = _samples_of(s, both, lo, hi)
-                dl = deltas(part)
-                part_got = total(dl, part.cols(got_name))
-                part_gap, part_allowed = _gap_and_allowance(
-                    part, local_peer, total(dl, part.cols(sent_name)), part_got[local_peer],
-                    total(dl, part.cols("tx_packets")), np.nansum(dl.dt, axis=0), floor, per_packet,
-                )  # fmt: skip
-                g, a = part_gap[local], part_allowed[local]
-                keep = np.isfinite(g) & (np.abs(g) > a) & (np.sign(g) == np.sign(gap[rows]))
-                rows, local = rows[keep], local[keep]
+            rows = _holds_without_ends(s, peer, rows, gap[rows], sent_name, got_name, floor, per_packet)
         for i in rows.tolist():
             m = metas[i]
             if m.device in s.missing or m.peer_device in s.missing:
@@ -395,12 +380,35 @@ def _link_cross_check(
             )
 
 
-def _samples_of(s: Series, rows: npt.NDArray[np.intp], lo: int, hi: int) -> Series:
-    """Samples lo..hi of some rows: part of the window, for the rows worth a second look."""
-    return Series(
-        [s.keys[r] for r in rows.tolist()], s.names, s.values[lo : hi + 1][:, rows], s.at[lo : hi + 1][:, rows],
-        s.at_error[lo : hi + 1][:, rows], s.missing,
-    )  # fmt: skip
+def _holds_without_ends(
+    s: Series,
+    peer: npt.NDArray[np.int64],
+    rows: npt.NDArray[np.intp],
+    gap: Array,
+    sent_name: str,
+    got_name: str,
+    floor: float,
+    per_packet: float,
+) -> npt.NDArray[np.intp]:
+    """The `rows` whose gap (`gap`, over the whole window) keeps its sign and stays beyond the allowance both
+    without the window's first sample and without its last. Only these rows and their peers are re-read: at
+    fleet scale that is a few."""
+    last = s.values.shape[0] - 1
+    both = np.unique(np.concatenate([rows, peer[rows]]))
+    local = np.searchsorted(both, rows)
+    local_peer = np.arange(len(both))  # a row kept only as a peer is not judged: its own row will do
+    local_peer[local] = np.searchsorted(both, peer[rows])
+    for lo, hi in ((0, last - 1), (1, last)):
+        part = s.part(both, lo, hi)
+        dl = deltas(part)
+        part_gap, part_allowed = _gap_and_allowance(
+            part, local_peer, total(dl, part.cols(sent_name)), total(dl, part.cols(got_name))[local_peer],
+            total(dl, part.cols("tx_packets")), np.nansum(dl.dt, axis=0), floor, per_packet,
+        )  # fmt: skip
+        g, a = part_gap[local], part_allowed[local]
+        keep = np.isfinite(g) & (np.abs(g) > a) & (np.sign(g) == np.sign(gap))
+        rows, local, gap = rows[keep], local[keep], gap[keep]
+    return rows
 
 
 def _read_skew(s: Series, p: npt.NDArray[np.intp]) -> Array:

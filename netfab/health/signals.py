@@ -42,6 +42,13 @@ class Series:
         except ValueError:
             return None
 
+    def part(self, rows: npt.NDArray[np.intp], lo: int, hi: int) -> Series:
+        """Samples lo..hi (inclusive) of some rows, as a Series of its own."""
+        return Series(
+            [self.keys[r] for r in rows.tolist()], self.names, self.values[lo : hi + 1][:, rows],
+            self.at[lo : hi + 1][:, rows], self.at_error[lo : hi + 1][:, rows], self.missing,
+        )  # fmt: skip
+
     def cols(self, prefix: str, indexes: Sequence[int] | None = None) -> list[int]:
         """Columns of one counter family (`pfc_rx_us`), optionally only some priorities or queues."""
         return [
