@@ -20,6 +20,7 @@ from netfab.design.facts import device_hash_seed, hash_plan, nic_plan, qos_plan
 from netfab.design.hostenv import host_envs
 from netfab.design.naming import MissingPlaceholder, Namer, UnsafeName
 from netfab.design.plan import (
+    AddressLedger,
     BgpPlan,
     DevicePlan,
     FabricPlan,
@@ -75,6 +76,7 @@ class _Expander:
         # id is only ever matched to the object it was taken from.
         self._pools: dict[int, PoolText] = {}
         self._prefixes: dict[int, str] = {}
+        self._ledgers: list[AddressLedger] = []
         self._groups: dict[int, tuple[list[DevicePlan], list[dict[int, str]]]] = {}
         self.servers: list[ServerPlan] = []
         self.source_file = source_file
@@ -148,6 +150,7 @@ class _Expander:
         text = self._pools.get(id(pool))
         if text is None or text.pool is not pool:
             text = self._pools[id(pool)] = PoolText(pool, self._prefixes)
+            self._ledgers.append(text.ledger)  # kept here too: an id reused by a later network replaces its entry
         return text
 
     def _port_names_of(self, dev: DevicePlan) -> dict[int, str]:
@@ -318,6 +321,7 @@ class _Expander:
             nic=self.nic,
             network=self.network,
             kind=self.kind,
+            addresses=self._ledgers,
         )
 
     def _leaves(self) -> dict[tuple[int, int, int], DevicePlan]:

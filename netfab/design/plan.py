@@ -18,6 +18,18 @@ LinkTier = Literal["host", "leaf_spine", "spine_superspine"]
 PortRole = Literal["host", "fabric_down", "fabric_up"]
 
 
+@dataclass(slots=True)
+class AddressLedger:
+    """What one pool handed out, by index (design/addressing.py PoolText): `hosts` for host(i), the address
+    base + i + 1; `pairs` for p2p(i), the /31 at base + 2i. Every address in a plan comes from a pool, so the
+    ledgers let PLAN005 prove a 420,000-address plan duplicate-free from integers instead of strings."""
+
+    pool: str
+    base: int
+    hosts: list[int] = field(default_factory=list)
+    pairs: list[int] = field(default_factory=list)
+
+
 @dataclass(slots=True, frozen=True)
 class EcnPlan:
     kmin_bytes: int
@@ -316,6 +328,8 @@ class FabricPlan:
     kind: str = "backend"
     host_env: list[HostEnv] = field(default_factory=list)
     """The back end's NCCL/RCCL environment and NIC firmware settings, per server profile (design/hostenv.py)."""
+    addresses: list[AddressLedger] = field(default_factory=list)
+    """Every pool's ledger, from the design; empty for a plan made any other way (PLAN005 then reads strings)."""
 
     def devices_of(self, role: Role) -> list[DevicePlan]:
         return [d for d in self.devices.values() if d.role == role]

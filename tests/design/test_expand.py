@@ -91,6 +91,34 @@ def test_p2p31_addresses_pair_up() -> None:
     assert len(addresses) == len(set(addresses))
 
 
+def test_the_pools_ledgers_hold_every_address_the_plan_holds() -> None:
+    """PLAN005's fast path rests on this: each address in the plan is one its pool's ledger entered, by index."""
+    from ipaddress import IPv4Address
+
+    data = load("lab.yaml")
+    data["underlay"]["addressing"] = "p2p31"
+    plan = plan_of(data)
+    entered: list[str] = []
+    for ledger in plan.addresses:
+        entered += [str(IPv4Address(ledger.base + i + 1)) for i in ledger.hosts]
+        entered += [f"{IPv4Address(ledger.base + 2 * i + end)}/31" for i in ledger.pairs for end in (0, 1)]
+    held = [d.loopback for d in plan.devices.values()] + [d.mgmt_ip for d in plan.devices.values()]
+    held += [a for link in plan.links for a in (link.a_address, link.b_address) if a is not None]
+    assert sorted(entered) == sorted(held) and len(set(held)) == len(held)
+
+
+def test_a_pool_enters_only_what_it_handed_out() -> None:
+    from ipaddress import IPv4Network
+
+    from netfab.design.addressing import PoolExhausted, PoolText
+
+    pool = PoolText(IPv4Network("10.0.0.0/30"), {})
+    assert pool.p2p(1, "links")[0] == "10.0.0.2" and pool.host(0, "loopbacks") == "10.0.0.1"
+    with pytest.raises(PoolExhausted):
+        pool.p2p(2, "links")
+    assert pool.ledger.pairs == [1] and pool.ledger.hosts == [0] and pool.ledger.base == int(pool.pool[0])
+
+
 def test_unique_asns_per_leaf_shared_per_spine_tier() -> None:
     plan = plan_of(load("rail-4su.yaml"))
     leaf_asns = [d.asn for d in plan.devices_of("leaf")]

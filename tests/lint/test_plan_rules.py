@@ -22,6 +22,7 @@ from netfab.design import FabricPlan, design
 from netfab.lint import LintContext, default_registry, lint_source
 from netfab.lint.api import run_rules
 from netfab.lint.registry import RuleRegistry
+from netfab.lint.rules.plan_addressing import ledgers_prove_unique
 from netfab.load import load_intent_source
 
 Damage = Callable[[FabricPlan], None]
@@ -55,6 +56,20 @@ def _same_loopback(plan: FabricPlan) -> None:
     second.loopback = first.loopback
 
 
+def _index_handed_out_twice(plan: FabricPlan) -> None:
+    """A pool handing one /31 to two host links: what an off-by-one in the design's indices does."""
+    first, second = [link for link in plan.links if link.tier == "host"][:2]
+    second.a_address, second.b_address = first.a_address, first.b_address
+    ledger = next(ledger for ledger in plan.addresses if ledger.pairs)
+    ledger.pairs[1] = ledger.pairs[0]
+
+
+def _address_outside_the_ledger(plan: FabricPlan) -> None:
+    """An unnumbered fabric link given an address already in use, by something other than the pools."""
+    unnumbered = next(link for link in plan.links if link.tier != "host" and link.a_address is None)
+    unnumbered.a_address = next(link for link in plan.links if link.tier == "host").a_address
+
+
 def _same_leaf_asn(plan: FabricPlan) -> None:
     first, second = plan.devices_of("leaf")[:2]
     second.asn = first.asn
@@ -81,6 +96,8 @@ CASES: list[tuple[str, dict[str, Any], Break, dict[str, Any]]] = [
                                                      "rocev2_dest_qp"]}}),
     ("PLAN005", RAIL, {"underlay": {"hosts": "192.168.0.0/16"}}, {"underlay": {"hosts": "10.64.0.0/12"}}),
     ("PLAN005", CLOS3, _same_loopback, {"underlay": {"addressing": "p2p31"}}),
+    ("PLAN005", RAIL, _index_handed_out_twice, NONE),
+    ("PLAN005", CLOS3, _address_outside_the_ledger, NONE),
     ("PLAN006", RAIL, _same_leaf_asn, NONE),
     ("PLAN006", CLOS3, _superspine_asn_on_a_spine, NONE),
 ]
@@ -143,10 +160,13 @@ def test_example_plans_are_clean(example: Path) -> None:
     source = load_intent_source([example])
     result = lint_source(source)
     assert result.intent is not None
-    ctx = LintContext.build(result.intent, source, design(result.intent))
+    plan = design(result.intent)
+    ctx = LintContext.build(result.intent, source, plan)
     rules = RuleRegistry(r for r in default_registry() if r.needs_plan)
     findings, _ = run_rules(rules, ctx)
     assert findings == []
+    # PLAN005 answers a designed plan from the pools' ledgers, not the 420,000 strings of the 100k example.
+    assert ledgers_prove_unique(plan)
 
 
 # --- `netfab lint` runs them ------------------------------------------------------------------------------
