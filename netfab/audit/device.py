@@ -1,6 +1,7 @@
 """Audit one device: each part of its build (config, companion file, kernel side) against what runs.
 
-Per part: clean/parse both sides once; if the canonical forms are equal the part is in sync (no further
+Per part: clean/parse both sides once (where the platform's facts stay inside one section, only the sections
+whose text differs: textconfig.section_diff); if the canonical forms are equal the part is in sync (no further
 parsing); otherwise reduce both to facts, compare, and only for drifted parts compute the platform's raw
 diff and remediation. A running config that cannot be parsed makes the device unreadable, never a crash.
 """
@@ -16,7 +17,7 @@ import yaml
 from netfab.audit.compare import compare
 from netfab.audit.facts import Part, linux, parts_of
 from netfab.audit.facts import jsontree as jt
-from netfab.audit.facts.cli import Defaults, parse_cli
+from netfab.audit.facts.cli import CliConfig, Defaults, parse_cli
 from netfab.audit.intended import BuiltConfigs, intended_files
 from netfab.audit.model import Collected, DeviceAudit, Facts, RawDiff
 from netfab.audit.remediation import cli as cli_fix
@@ -24,7 +25,7 @@ from netfab.audit.remediation import frr as frr_fix
 from netfab.audit.remediation import nvue as nvue_fix
 from netfab.audit.remediation import sonic as sonic_fix
 from netfab.audit.rules import AuditRules
-from netfab.audit.textconfig import SEP
+from netfab.audit.textconfig import SEP, section_diff
 from netfab.design.plan import DevicePlan
 
 NO_DEFAULTS = Defaults()
@@ -90,36 +91,60 @@ def _cli_part(
     out: DeviceAudit, platform: str, part: Part, running: str, intended: str, rules: AuditRules, remediate: bool
 ) -> None:
     assert part.dialect is not None
+    # Where the platform's facts stay inside one top-level section, only the sections whose text differs are
+    # cleaned and reduced to facts (textconfig.section_diff); the whole configs are parsed for a remediation.
+    cut = None
+    if part.module.SECTION_LOCAL:
+        try:
+            cut = section_diff(running, intended, part.dialect, rules)
+        except Exception as exc:  # the running text is cut and cleaned here: what parse_cli would raise
+            raise Unreadable(f"{type(exc).__name__}: {exc}") from exc
+    have = want = None
+    if cut is not None:
+        if not cut.sections:
+            return
+        only: frozenset[str] | None = cut.sections
+        have_lines, want_lines = cut.trees()
+    else:
+        have, want = _parsed(part, running, intended, rules)
+        if have.canonical == want.canonical:
+            return
+        # Top-level sections whose lines are the same on both sides carry the same facts: where the platform's
+        # facts stay inside one section, only the sections that differ are reduced to facts.
+        only = (
+            frozenset(lineage.split(SEP, 1)[0] for lineage in have.canonical ^ want.canonical)
+            if part.module.SECTION_LOCAL
+            else None
+        )
+        have_lines, want_lines = have.lines, want.lines
     try:
-        have = parse_cli(part.syntax, part.dialect, running, rules)
-    except Exception as exc:  # hier_config/preprocessor errors on text it cannot follow
-        raise Unreadable(f"{type(exc).__name__}: {exc}") from exc
-    want = parse_cli(part.syntax, part.dialect, intended, rules)
-    if have.canonical == want.canonical:
-        return
-    # Top-level sections whose lines are the same on both sides carry the same facts: where the platform's
-    # facts stay inside one section, only the sections that differ are reduced to facts.
-    only = (
-        frozenset(lineage.split(SEP, 1)[0] for lineage in have.canonical ^ want.canonical)
-        if part.module.SECTION_LOCAL
-        else None
-    )
-    try:
-        actual = _prefixed(part.module.facts(have.lines, only), part.prefix)
+        actual = _prefixed(part.module.facts(have_lines, only), part.prefix)
     except Exception as exc:
         raise Unreadable(f"{type(exc).__name__}: {exc}") from exc
-    drifts = compare(actual, _prefixed(part.module.facts(want.lines, only), part.prefix), part.module.DEFAULTS)
+    drifts = compare(actual, _prefixed(part.module.facts(want_lines, only), part.prefix), part.module.DEFAULTS)
     if not drifts:
         return
     out.drifts.extend(drifts)
     if not remediate:
         return
+    if have is None or want is None:
+        have, want = _parsed(part, running, intended, rules)
     if part.remediation == "frr_reload":
         raw, files = frr_fix.remediate(have, want, intended, part.label)
     else:
         raw, files = cli_fix.remediate(out.device, part.suffix, part.dialect, have, want)
     out.raw.append(raw)
     out.remediation.update(files)
+
+
+def _parsed(part: Part, running: str, intended: str, rules: AuditRules) -> tuple[CliConfig, CliConfig]:
+    """Both whole configs cleaned (CliConfig: canonical form, and the trees on demand)."""
+    assert part.dialect is not None
+    try:
+        have = parse_cli(part.syntax, part.dialect, running, rules)
+    except Exception as exc:  # hier_config/preprocessor errors on text it cannot follow
+        raise Unreadable(f"{type(exc).__name__}: {exc}") from exc
+    return have, parse_cli(part.syntax, part.dialect, intended, rules)
 
 
 def _json_part(

@@ -10,13 +10,18 @@ declares unmanaged, and yields each line with its depth. Two things are built fr
   (~30 ms each);
 - the hier_config tree, built from exactly the same lines, for devices whose canonical forms differ.
 
+When every device differs from its build a little (one ECN value fleet-wide), section_diff sets aside the
+top-level sections whose text is the same on both sides and cleans only the rest, with the same result.
+
 Because both come from the same cleaned lines, "canonically equal" can never hide a difference the tree
 would show.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from functools import cache
 
 from hier_config import HConfig
 from hier_config.child import HConfigChild
@@ -80,6 +85,123 @@ def clean(text: str, dialect: Dialect, rules: AuditRules) -> Cleaned:
         append((len(stack), stripped))
         push((indent, lineage, stripped))
     return Cleaned(tuple(out), frozenset(canonical))
+
+
+@dataclass(frozen=True)
+class SectionDiff:
+    """Two configs cleaned only where their text differs, for a platform whose facts stay inside one top-level
+    section (SECTION_LOCAL): what the fleet audit needs when every device differs from its build a little."""
+
+    have: Cleaned
+    """The running side's differing sections, cleaned exactly as clean() cleans them within the whole text."""
+    want: Cleaned
+    sections: frozenset[str]
+    """The top-level lines whose lineages differ, as (have.canonical ^ want.canonical) of the whole texts would
+    give them; empty: the configs are canonically equal."""
+    shared: frozenset[str]
+    """The top-level lines of the sections set aside (the same on both sides)."""
+
+    def trees(self) -> tuple[Tree, Tree]:
+        """Both sides as the facts modules read them: the differing sections whole, and every section set aside
+        by its top-level line alone. A SECTION_LOCAL module reads facts inside `sections` only, and may read the
+        top-level lines of the whole config (FRR's `frr defaults` profile)."""
+        have, want = to_tree(self.have), to_tree(self.want)
+        for top in self.shared:
+            have.setdefault(top, {})
+            want.setdefault(top, {})
+        return have, want
+
+
+def section_diff(have_text: str, want_text: str, dialect: Dialect, rules: AuditRules) -> SectionDiff | None:
+    """Both texts cut into top-level sections; the sections found byte for byte on both sides are set aside
+    and the rest is cleaned, ~10x less work than two clean() calls when one section differs (an ECN line on
+    every device: the fleet audit's worst case). None where the cut could not be exact (flat dialects, or a
+    differing section whose top-level line also opens a section set aside): clean both texts whole.
+
+    Why it is exact: a cut falls only before a line at column 0 that clean() keeps (not a comment, not dropped,
+    not unmanaged), and at such a line clean() pops every open section and has no section skipped, so it cleans
+    what follows the same whether or not anything came before. Every lineage of a section after the first
+    starts with the section's own top-level line. The first section of each text (a banner, lines before any
+    top-level one) is always cleaned."""
+    if dialect.flat:
+        return None
+    have_text, want_text = _newlines(have_text), _newlines(want_text)
+    if _other_breaks(have_text) or _other_breaks(want_text):
+        return None  # str.splitlines() (clean) would start lines there, the cut would not
+    have_cut = _sections(have_text, dialect, rules)
+    want_cut = _sections(want_text, dialect, rules)
+    shared = set(have_cut[1:]).intersection(want_cut[1:])
+    have = clean("\n".join([have_cut[0], *(b for b in have_cut[1:] if b not in shared)]), dialect, rules)
+    want = clean("\n".join([want_cut[0], *(b for b in want_cut[1:] if b not in shared)]), dialect, rules)
+    sections = frozenset(lineage.split(SEP, 1)[0] for lineage in have.canonical ^ want.canonical)
+    tops = frozenset(_normal(b.partition("\n")[0]) for b in shared)
+    if not sections.isdisjoint(tops):
+        return None  # a repeated section, on both sides in part: its set-aside lines may be what makes them equal
+    return SectionDiff(have, want, sections, tops)
+
+
+_OTHER_BREAKS = ("\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
+"""What str.splitlines() breaks a line at besides a newline."""
+
+
+def _other_breaks(text: str) -> bool:
+    # One substring scan each: a character class with non-ASCII members made re scan ~20x slower.
+    return any(brk in text for brk in _OTHER_BREAKS)
+
+
+def _newlines(text: str) -> str:
+    """CRLF as LF: splitlines() breaks the same lines either way."""
+    return text.replace("\r\n", "\n") if "\r" in text else text
+
+
+def _normal(line: str) -> str:
+    """A line as clean() writes it (its `stripped`)."""
+    stripped = line.strip()
+    return " ".join(stripped.split()) if "  " in stripped or "\t" in stripped else stripped
+
+
+@cache
+def _cut_before(comment: tuple[str, ...]) -> re.Pattern[str]:
+    """A newline followed by a line at column 0 that is not a comment: the candidates for a cut."""
+    return re.compile(r"\n(?=[^\s" + "".join(re.escape(c[0]) for c in comment if len(c) == 1) + "])")
+
+
+def _sections(text: str, dialect: Dialect, rules: AuditRules) -> list[str]:
+    """`text` cut before every line at column 0 that clean() keeps; the first piece may start anywhere."""
+    pieces = _cut_before(dialect.comment).split(text)
+    out = [pieces[0]]
+    comment, drop_exact, drop_prefix = dialect.comment, dialect.drop_exact, dialect.drop_prefix or None
+    unmanaged = rules.unmanaged or None
+    for piece in pieces[1:]:
+        # The same tests in the same order as clean(): comment on the raw line, dropped before the whitespace is
+        # collapsed, unmanaged after.
+        line = piece.partition("\n")[0]
+        stripped = line.strip()
+        first = _normal(line)
+        if (
+            line.startswith(comment)
+            or stripped in drop_exact
+            or (drop_prefix is not None and stripped.startswith(drop_prefix))
+            or (
+                unmanaged is not None
+                and (first.startswith(unmanaged) or (first.startswith("set ") and first[4:].startswith(unmanaged)))
+            )
+        ):
+            out[-1] = f"{out[-1]}\n{piece}"  # clean() carries its state across this line: no cut here
+        else:
+            out.append(piece)
+    # clean() skips a blank or comment line before anything else, so a section cleans the same without the ones
+    # it ends with: a section then reads the same on both sides whatever separators each side prints after it.
+    for i in range(1, len(out)):
+        piece = out[i]
+        while True:
+            head, newline, last = piece.rpartition("\n")
+            stripped = last.lstrip()
+            if not newline or (stripped and not stripped.startswith(comment)):
+                break
+            piece = head
+        out[i] = piece
+    return out
 
 
 def _clean_flat(text: str, dialect: Dialect, rules: AuditRules) -> Cleaned:
