@@ -148,6 +148,15 @@ def test_invalid_timestamp_is_a_finding_not_a_value_error(tmp_path: Path) -> Non
     assert rules(source) == ["YAML000"] and at(source, "YAML000") == [(1, 4)]
 
 
+@pytest.mark.parametrize("value", ["!!int 1:30a", "!!int 09"])
+def test_an_explicit_int_that_is_no_number_is_a_finding_not_a_value_error(tmp_path: Path, value: str) -> None:
+    """Found by test_random_text_never_raises (`!!int 1:30a`): PyYAML's int constructor raised from the
+    base-60 and leading-zero checks."""
+    source = load_text(tmp_path, f"a: {value}\n")
+    assert rules(source) == ["YAML000"] and at(source, "YAML000") == [(1, 4)]
+    assert "as int" in source.findings[0].message
+
+
 def test_custom_tags_are_refused(tmp_path: Path) -> None:
     source = load_text(tmp_path, "a: !vault 1234\n")
     assert rules(source) == ["YAML000"] and "!vault" in source.findings[0].message

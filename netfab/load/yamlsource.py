@@ -408,19 +408,35 @@ class _Builder:
             self._add("YAML002", msg, node, path, f"quote it ('{raw}') or use true/false")
         elif raw[0] in "0123456789+-":
             if _LEADING_ZERO.fullmatch(raw):
-                value = self._constructor.construct_yaml_int(node) if tag == _INT else None
+                value = self._int11(node) if tag == _INT else None
+                if tag == _INT and value is None:
+                    return  # `!!int 09` is no number at all: reading the value reports it (YAML000)
                 read = f"octal {value}" if value is not None else "a string"
                 msg = f"'{raw}' has a leading zero: read as {read} here (YAML 1.1), as decimal in YAML 1.2"
                 hint = f"drop the leading zero, or quote it ('{raw}') if it is an identifier"
                 self._add("YAML003", msg, node, path, hint)
             elif ":" in raw and tag in (_INT, _FLOAT):
-                sexagesimal = self._constructor.construct_yaml_int(node) if tag == _INT else None
+                sexagesimal = self._int11(node) if tag == _INT else None
+                if tag == _INT and sexagesimal is None:
+                    # `!!int 1:30a` is no number in either YAML; the value is kept as text, so say so here.
+                    msg = f"cannot read value {raw!r} as int: not a number in YAML 1.1 or 1.2"
+                    self._add("YAML000", msg, node, path, "quote the value if it is meant as a string")
+                    return
                 read = f"the number {sexagesimal}" if sexagesimal is not None else "a base-60 number"
                 msg = (
                     f"unquoted {raw} is {read} in YAML 1.1 (base 60), not a ratio; netfab reads it as the "
                     f"text '{raw}' as YAML 1.2 does, other YAML 1.1 tools will not"
                 )
                 self._add("YAML003", msg, node, path, f"quote it: '{raw}'")
+
+    def _int11(self, node: ScalarNode) -> int | None:
+        """What a YAML 1.1 loader reads an `!!int` scalar as, or None where it cannot read one (PyYAML raises
+        ValueError for `!!int 09` or `!!int 1:30a`, which hypothesis found)."""
+        try:
+            value: int = self._constructor.construct_yaml_int(node)
+        except ValueError:
+            return None
+        return value
 
     def _add(
         self, rule: str, message: str, node: Node, path: DataPath, hint: str, related: Location | None = None
