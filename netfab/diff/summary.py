@@ -161,6 +161,43 @@ def group_sentence(group: DriftGroup, meta: dict[str, DeviceMeta]) -> str:
     return f"{label}: {before} -> {after} on {where}"
 
 
+def _folded(groups: list[DriftGroup]) -> list[DriftGroup | list[DriftGroup]]:
+    """The groups, with a change that takes another value on every device (a router ID, a loopback: one group
+    per device) folded into one entry when it is on more than three devices, ordered by devices reached. A
+    pool change then reads as one line for its 28 superspines, not 28 lines and "... and 39 more"."""
+    alone: dict[str, list[DriftGroup]] = defaultdict(list)
+    for g in groups:
+        if len(g.devices) == 1:
+            alone[g.kind].append(g)
+    folded = {kind for kind, gs in alone.items() if len({g.devices[0] for g in gs}) > 3}
+    out: list[DriftGroup | list[DriftGroup]] = []
+    for g in groups:
+        if g.kind not in folded or len(g.devices) > 1:
+            out.append(g)
+        elif alone[g.kind][0] is g:
+            out.append(alone[g.kind])
+
+    def reach(entry: DriftGroup | list[DriftGroup]) -> int:
+        return len({g.devices[0] for g in entry}) if isinstance(entry, list) else len(entry.devices)
+
+    return sorted(out, key=lambda entry: -reach(entry))  # stable: group_drifts' order among equals
+
+
+def per_device_sentence(groups: list[DriftGroup], meta: dict[str, DeviceMeta]) -> str:
+    """'BGP router ID: a change of its own on each of 28 superspines, e.g. 10.0.0.1 -> 10.0.1.1 on atsw01'."""
+    kind = groups[0].kind
+    devices = sorted({g.devices[0] for g in groups})
+    first = min(groups, key=lambda g: g.devices[0])
+    on = first.devices[0]
+    if first.actual is None:
+        example = f"{describe.value(kind, first.intended)} added on {on}"
+    elif first.intended is None:
+        example = f"{describe.value(kind, first.actual)} removed on {on}"
+    else:
+        example = f"{describe.value(kind, first.actual)} -> {describe.value(kind, first.intended)} on {on}"
+    return f"{describe.label(kind)}: a change of its own on each of {summarise(devices, meta)}, e.g. {example}"
+
+
 def render_text(changes: BuildChanges, against: str = "the previous build", limit: int = 20) -> str:
     """The summary a person reads: counts per kind of file, then each group of changes once."""
     per_owner = changes.device_status()
@@ -182,12 +219,15 @@ def render_text(changes: BuildChanges, against: str = "the previous build", limi
             tail = f" ({c['unchanged']:,} unchanged)" if c["unchanged"] else ""
             parts.append(f"{total:,} {words} {', '.join(s.split(' ', 1)[1] for s in said)}{tail}")
     lines += [f"  {p}" for p in parts]
-    groups = group_drifts(changes.audits())
+    groups = _folded(group_drifts(changes.audits()))
     shown = 0
     for g in groups:
         if shown >= limit:
             break
-        lines.append(f"  - {group_sentence(g, changes.meta)}")
+        if isinstance(g, list):
+            lines.append(f"  - {per_device_sentence(g, changes.meta)}")
+        else:
+            lines.append(f"  - {group_sentence(g, changes.meta)}")
         shown += 1
     for change, owners in changes.line_groups():
         if shown >= limit:

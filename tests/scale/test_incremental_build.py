@@ -221,6 +221,27 @@ def test_a_change_that_names_every_host_is_one_group_of_host_scripts(tmp_path: P
     assert "  - DWRR share of queue 3: 50 -> 60 on 32 leaves and 16 spines (plane 1)" in groups
 
 
+def test_a_value_of_its_own_on_every_device_is_one_line(tmp_path: Path) -> None:
+    """A new leaf loopback pool gives each of the 32 leaves its own router ID: one line for them all, with an
+    example, not a line per leaf and "... and N more kinds of change"."""
+    out = tmp_path / "build"
+    _cli("build", str(RAIL), "-o", str(out), "-q")
+    changed = tmp_path / "loopbacks.yaml"
+    changed.write_text(
+        RAIL.read_text().replace(
+            "  addressing: unnumbered\n", "  addressing: unnumbered\n  loopbacks: {leaf: 10.0.32.0/20}\n"
+        )
+    )
+    code, summary = _cli("build", str(changed), "-o", str(out), "-q")
+    assert code == 0, summary
+    groups = [line for line in summary.splitlines() if line.startswith("  - ")]
+    router_id = [line for line in groups if "router-id" in line]
+    assert router_id == [
+        "  - BGP router-id: a change of its own on each of 32 leaves, e.g. 10.0.16.1 -> 10.0.32.1 on su1-leaf1"
+    ], groups
+    assert "more kinds of change" not in summary
+
+
 def test_the_summary_stops_reducing_to_facts_after_its_budget() -> None:
     from netfab.diff.changes import Explainer
 
