@@ -184,7 +184,7 @@ def _folded(groups: list[DriftGroup]) -> list[DriftGroup | list[DriftGroup]]:
 
 
 def per_device_sentence(groups: list[DriftGroup], meta: dict[str, DeviceMeta]) -> str:
-    """'BGP router ID: a change of its own on each of 28 superspines, e.g. 10.0.0.1 -> 10.0.1.1 on atsw01'."""
+    """'BGP router-id: a change of its own on each of 28 superspines, e.g. 10.0.0.1 -> 10.0.1.1 on atsw01'."""
     kind = groups[0].kind
     devices = sorted({g.devices[0] for g in groups})
     first = min(groups, key=lambda g: g.devices[0])
