@@ -25,7 +25,7 @@ from netfab.audit.remediation import frr as frr_fix
 from netfab.audit.remediation import nvue as nvue_fix
 from netfab.audit.remediation import sonic as sonic_fix
 from netfab.audit.rules import AuditRules
-from netfab.audit.textconfig import SEP, section_diff
+from netfab.audit.textconfig import differing_sections, section_diff
 from netfab.design.plan import DevicePlan
 
 NO_DEFAULTS = Defaults()
@@ -111,11 +111,7 @@ def _cli_part(
             return
         # Top-level sections whose lines are the same on both sides carry the same facts: where the platform's
         # facts stay inside one section, only the sections that differ are reduced to facts.
-        only = (
-            frozenset(lineage.split(SEP, 1)[0] for lineage in have.canonical ^ want.canonical)
-            if part.module.SECTION_LOCAL
-            else None
-        )
+        only = differing_sections(have.cleaned, want.cleaned) if part.module.SECTION_LOCAL else None
         have_lines, want_lines = have.lines, want.lines
     try:
         actual = _prefixed(part.module.facts(have_lines, only), part.prefix)

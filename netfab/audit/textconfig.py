@@ -135,11 +135,16 @@ def section_diff(have_text: str, want_text: str, dialect: Dialect, rules: AuditR
     shared = set(have_cut[1:]).intersection(want_cut[1:])
     have = clean("\n".join([have_cut[0], *(b for b in have_cut[1:] if b not in shared)]), dialect, rules)
     want = clean("\n".join([want_cut[0], *(b for b in want_cut[1:] if b not in shared)]), dialect, rules)
-    sections = frozenset(lineage.split(SEP, 1)[0] for lineage in have.canonical ^ want.canonical)
+    sections = differing_sections(have, want)
     tops = frozenset(_normal(b.partition("\n")[0]) for b in shared)
     if not sections.isdisjoint(tops):
         return None  # a repeated section, on both sides in part: its set-aside lines may be what makes them equal
     return SectionDiff(have, want, sections, tops)
+
+
+def differing_sections(have: Cleaned, want: Cleaned) -> frozenset[str]:
+    """The top-level lines under which the two canonical forms differ."""
+    return frozenset(lineage.split(SEP, 1)[0] for lineage in have.canonical ^ want.canonical)
 
 
 _OTHER_BREAKS = ("\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
