@@ -5,12 +5,16 @@ from __future__ import annotations
 import time
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from netfab.cli.options import DEFAULT_BUILD, BuildLimit, Intent, NetworkSelect, Strict
 from netfab.core.exitcodes import ExitCode
 from netfab.core.validate import output_root, typer_callback
+
+if TYPE_CHECKING:
+    from netfab.render.preseed import Preseed
 
 HOSTS = "host"
 """--platform value selecting the GPU servers' NIC scripts (not a switch platform)."""
@@ -44,7 +48,31 @@ def build(
     started = time.perf_counter()
     only_some = platform is not None or limit is not None
     # First, before importing the renderer or the rules: is there anything to do at all?
-    inputs = None if only_some else _unchanged_build(intent, out, strict, started, network)
+    inputs, fabrics = (None, []) if only_some else _unchanged_build(intent, out, strict, started, network)
+    # A rebuild then links the previous build's files into its staging trees on the other core while this one
+    # lints and designs (netfab.render.preseed).
+    from netfab.render import preseed
+
+    seeding = {s.tree.target: s for s in map(preseed.start, (out / f for f in fabrics)) if s is not None}
+    try:
+        _build_networks(intent, out, platform, limit, strict, network, quiet, started, inputs, seeding)
+    finally:
+        for left in seeding.values():  # an intent that did not lint, an unknown platform, Ctrl-C
+            left.cancel()
+
+
+def _build_networks(
+    intent: list[Path],
+    out: Path,
+    platform: str | None,
+    limit: str | None,
+    strict: bool,
+    network: str | None,
+    quiet: bool,
+    started: float,
+    inputs: str | None,
+    seeding: dict[Path, Preseed],
+) -> None:
 
     from netfab.cli.pipeline import err_console, load_plans
     from netfab.cli.progress import progress_bar
@@ -53,6 +81,7 @@ def build(
     from netfab.render.build import BuildSelection
     from netfab.render.build import build as run_build
     from netfab.render.environment import UnsupportedFeature
+    from netfab.render.writer import AtomicTree, safe_relpath
 
     choices = (*platform_names(), HOSTS)
     if platform is not None and platform not in choices:
@@ -67,15 +96,23 @@ def build(
         )
         show = not quiet and err_console.is_terminal and total > 50
         explain = Explainer({d.name: d.platform for d in plan.devices.values()})
+        seeds = seeding.pop(AtomicTree.target_of(out / safe_relpath(plan.name).name), None)
+        seeded = seeds.take() if seeds is not None else None
         try:
             if show:
                 with progress_bar(err_console) as progress:
                     bar = progress.add_task(f"rendering {one.network}", total=total)
                     result = run_build(
-                        plan, out, selection, progress=partial(progress.advance, bar), inputs=inputs, explain=explain
+                        plan,
+                        out,
+                        selection,
+                        progress=partial(progress.advance, bar),
+                        inputs=inputs,
+                        explain=explain,
+                        seeded=seeded,
                     )
             else:
-                result = run_build(plan, out, selection, inputs=inputs, explain=explain)
+                result = run_build(plan, out, selection, inputs=inputs, explain=explain, seeded=seeded)
         except UnsupportedFeature as exc:
             # Networks already written stay written (each is its own atomic tree); this one is unchanged.
             what = f"network {one.network}: " if len(loaded) > 1 else ""
@@ -97,33 +134,37 @@ def build(
             err_console.print(render_text(changes_between(old, new, result.explained, plan)), end="")
 
 
-def _unchanged_build(intent: list[Path], out: Path, strict: bool, started: float, network: str | None) -> str | None:
-    """The build's inputs digest; exits 0 right here, writing nothing, when out/<fabric>/ was built from exactly
-    these inputs and is intact (netfab.render.manifest explains what that covers). Same inputs, same netfab:
-    the lint and design that built that tree would give the same answer, so neither runs again."""
+def _unchanged_build(
+    intent: list[Path], out: Path, strict: bool, started: float, network: str | None
+) -> tuple[str | None, list[str]]:
+    """The build's inputs digest and the names of the trees it will write under `out` (as far as the YAML as
+    loaded tells, and only plain names); exits 0 right here, writing nothing, when every one was built from
+    exactly these inputs and is intact (netfab.render.manifest explains what that covers). Same inputs, same
+    netfab: the lint and design that built that tree would give the same answer, so neither runs again."""
     from netfab.load import load_intent_source
     from netfab.render.manifest import inputs_digest, up_to_date
 
     source = load_intent_source(intent)
     if source.unreadable:
-        return None  # load_plan reports it
+        return None, []  # load_plan reports it
     fabric = source.data.get("fabric") if isinstance(source.data, dict) else None
     name = fabric.get("name") if isinstance(fabric, dict) else None
     digest = inputs_digest(source.files, f"strict={strict}")
     if not isinstance(name, str) or not name:
-        return digest
+        return digest, []
     # Every selected network's tree (out/<fabric>/, out/<fabric>-<network>/) must be up to date; names are
     # read from the YAML as loaded, like the fabric's (lint has not run: a bad name just means "rebuild").
     networks = source.data.get("networks") if isinstance(source.data, dict) else None
     extra = [str(n) for n in networks] if isinstance(networks, dict) else []
     if network is not None:
         if network != "backend" and network not in extra:
-            return digest  # load_plans reports it
+            return digest, []  # load_plans reports it
         extra = [] if network == "backend" else [network]
     fabrics = ([name] if network in (None, "backend") else []) + [f"{name}-{n}" for n in extra]
     manifests = [up_to_date(f, out, digest) for f in fabrics]
     if any(m is None for m in manifests):
-        return digest
+        # Lint has not run: a name that is not one plain directory name is left for it to report.
+        return digest, [f for f in fabrics if f not in (".", "..") and not {"/", "\\", "\0"} & set(f)]
     elapsed = time.perf_counter() - started
     files = sum(len(m.files) for m in manifests if m is not None)
     where = ", ".join(str(out / f) for f in fabrics)

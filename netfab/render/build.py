@@ -33,6 +33,7 @@ from netfab.render.device import (
 from netfab.render.inputs import RenderInputs
 from netfab.render.inventory import dump_inventory, inventory_data
 from netfab.render.manifest import MANIFEST, FileRecord, Manifest, digest_bytes, read_manifest
+from netfab.render.preseed import prune
 from netfab.render.writer import AtomicTree, relative_key, safe_relpath, writing_back
 
 _PARALLEL_THRESHOLD = 200  # below this, forking costs more than it saves
@@ -208,14 +209,15 @@ class _StagingWriter:
         return self._previous(rel, lambda r: r.digest == digest)
 
     def _previous(self, rel: str, wanted: Callable[[FileRecord], bool]) -> FileRecord | None:
-        """The previous manifest's record of `rel` when it is `wanted` and the file is on disk as recorded."""
+        """The previous manifest's record of `rel` when it is `wanted` and the file is on disk as recorded: in a
+        seeded tree the staging tree's own link (the very file the new tree will hold), else the previous tree's."""
         if self.previous is None or self._previous_root is None:
             return None
         record = self.previous.files.get(rel)
         if record is None or not wanted(record):
             return None
         try:
-            st = os.stat(f"{self._previous_root}/{rel}")
+            st = os.stat(f"{self._staging if self.seeded else self._previous_root}/{rel}")
         except OSError:
             return None
         return record if record.matches(st) else None
@@ -282,12 +284,15 @@ def build(
     workers: int | None = None,
     inputs: str | None = None,
     explain: Explain | None = None,
+    seeded: AtomicTree | None = None,
 ) -> BuildResult:
     """Render and atomically write build/<fabric>/. Raises (and leaves the old tree) on any failure.
 
     `inputs` is the build's inputs digest (netfab.render.manifest.inputs_digest), recorded in the manifest so
     the next build with the same inputs can skip (up_to_date); only a full build records it. Files whose bytes
-    did not change keep their inode; `explain` is called on every file that did (see Explain)."""
+    did not change keep their inode; `explain` is called on every file that did (see Explain). `seeded` is a
+    staging tree for this plan's target already holding the previous build's files (netfab.render.preseed);
+    the build takes it over, swapping it in or removing it."""
     # The plan (~10^6 objects at 100k GPUs) lives through the whole build: freeze it out of the cyclic GC, or
     # every full collection the build's allocations trigger walks it (measured at clos3-24k: 195 collections,
     # 0.47 s of a one-knob rebuild), and forked workers would copy-on-write touch its pages doing the same.
@@ -296,7 +301,11 @@ def build(
     if frozen_here:
         gc.freeze()
     try:
-        return _build(plan, out_root, selection, progress, workers, inputs, explain)
+        return _build(plan, out_root, selection, progress, workers, inputs, explain, seeded)
+    except BaseException:
+        if seeded is not None:  # failed before its tree was taken over (else already removed or swapped in)
+            seeded.abort()
+        raise
     finally:
         if frozen_here:
             gc.unfreeze()
@@ -310,13 +319,17 @@ def _build(
     workers: int | None,
     inputs: str | None,
     explain: Explain | None,
+    seeded: AtomicTree | None,
 ) -> BuildResult:
     target = out_root / safe_relpath(plan.name).name
     devices = [d for d in plan.devices.values() if selection.wants_device(d)]
     # OOB ports are BMCs, configured by the BMC, not by a script on the server's OS.
     servers = [s for s in plan.servers if selection.wants_server(s)] if plan.kind != "oob" else []
     result = BuildResult(out_dir=target.resolve(), devices=[d.name for d in devices], servers=[s.name for s in servers])
-    with AtomicTree(target) as tree:
+    if seeded is not None and (selection.partial or seeded.target != AtomicTree.target_of(target)):
+        seeded.abort()  # seeded for a full build of this very tree, or of no use
+        seeded = None
+    with seeded or AtomicTree(target) as tree:
         previous = read_manifest(tree.target) if tree.target.is_dir() else None
         result.previous = previous
         if selection.partial:
@@ -325,7 +338,9 @@ def _build(
         (tree.staging / "hosts").mkdir(exist_ok=True)
         (tree.staging / "inventory").mkdir(exist_ok=True)
         inputs_of = RenderInputs(code_digest(os.environ.get(ENV_PATH, "")))
-        writer = _StagingWriter(tree.staging, inputs_of, selection.partial, previous, tree.target, explain)
+        writer = _StagingWriter(
+            tree.staging, inputs_of, selection.partial or seeded is not None, previous, tree.target, explain
+        )
         try:
             host_env = plan.host_env if selection.platform in (None, "host") else []
             slices = _render_all(plan, devices, servers, writer, workers, progress, host_env)
@@ -344,6 +359,8 @@ def _build(
             result.explained.update(part.explained)
             result.reused += part.reused
         result.files = sum(len(part.records) for part in slices)
+        if seeded is not None:
+            prune(tree.staging, set(records))
         manifest = Manifest(None if selection.partial else inputs, records)
         result.manifest = manifest
         tree.write(MANIFEST, manifest.to_json())

@@ -61,9 +61,7 @@ class AtomicTree:
     """Collects files in a staging directory next to `target`; commit() swaps it in."""
 
     def __init__(self, target: Path) -> None:
-        # The parent may be a link (a build root on another disk); the tree's own name is never resolved.
-        parent = target.parent.resolve()
-        self.target = parent / target.resolve().name if target.name in ("", ".", "..") else parent / target.name
+        self.target = self.target_of(target)
         check_replaceable(self.target)
         with _writing(self.target):
             self.target.parent.mkdir(parents=True, exist_ok=True)
@@ -71,6 +69,13 @@ class AtomicTree:
         with _writing(self.staging / MARKER):
             (self.staging / MARKER).write_text("written by netfab; this directory is replaced whole on the next run\n")
         self._dirs: set[Path] = set()
+
+    @staticmethod
+    def target_of(target: Path) -> Path:
+        """The directory a tree for `target` replaces: its parent resolved (the parent may be a link, say a build
+        root on another disk), the tree's own name never."""
+        parent = target.parent.resolve()
+        return parent / target.resolve().name if target.name in ("", ".", "..") else parent / target.name
 
     def write(self, relpath: str, text: str) -> None:
         rel = safe_relpath(relpath)

@@ -9,12 +9,11 @@ import os
 import signal
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from netfab.cli import app as app_module
 from netfab.cli.pipeline import load_plan
 from netfab.core import digest as digest_module
 from netfab.render import build as build_module
@@ -22,20 +21,8 @@ from netfab.render.manifest import MANIFEST, inputs_digest, read_manifest
 
 ROOT = Path(__file__).resolve().parents[2]
 RAIL = ROOT / "intent" / "rail-4su.yaml"
-runner = CliRunner()
-
-
-@pytest.fixture(scope="module", autouse=True)
-def verbs() -> None:
-    if not any(c.name == "build" for c in app_module.app.registered_commands):
-        app_module._register_verbs()
-
-
-def _cli(*args: str, stdout_only: bool = False) -> tuple[int, str]:
-    result = runner.invoke(app_module.app, list(args))
-    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
-    # Click's output mixes stderr in; a report on stdout is read alone (lint's notes go to stderr).
-    return result.exit_code, result.stdout if stdout_only else result.output
+Cli = Callable[..., tuple[int, str]]
+"""The `cli` fixture (tests/scale/conftest.py)."""
 
 
 def _stats(root: Path) -> dict[str, tuple[int, int]]:
@@ -50,37 +37,37 @@ def _knob(tmp_path: Path) -> Path:
     return changed
 
 
-def test_a_rebuild_with_nothing_changed_writes_nothing(tmp_path: Path) -> None:
+def test_a_rebuild_with_nothing_changed_writes_nothing(cli: Cli, tmp_path: Path) -> None:
     out = tmp_path / "build"
-    code, _ = _cli("build", str(RAIL), "-o", str(out), "-q")
+    code, _ = cli("build", str(RAIL), "-o", str(out), "-q")
     assert code == 0
     tree = out / "rail-4su"
     before, tree_inode = _stats(tree), tree.stat().st_ino
-    code, text = _cli("build", str(RAIL), "-o", str(out), "-q")
+    code, text = cli("build", str(RAIL), "-o", str(out), "-q")
     assert code == 0 and "is up to date" in text and "nothing written" in text
     assert _stats(tree) == before  # every file and directory: same inode, same mtime
     assert tree.stat().st_ino == tree_inode  # the tree was not swapped either
     assert sorted(p.name for p in out.iterdir()) == ["rail-4su"]  # no staging left behind
 
 
-def test_a_hand_edited_file_is_rewritten_not_trusted(tmp_path: Path) -> None:
+def test_a_hand_edited_file_is_rewritten_not_trusted(cli: Cli, tmp_path: Path) -> None:
     out = tmp_path / "build"
-    _cli("build", str(RAIL), "-o", str(out), "-q")
+    cli("build", str(RAIL), "-o", str(out), "-q")
     config = next((out / "rail-4su" / "configs").iterdir())
     original = config.read_bytes()
     config.write_bytes(original + b"! hand edit\n")
-    code, text = _cli("build", str(RAIL), "-o", str(out), "-q")
+    code, text = cli("build", str(RAIL), "-o", str(out), "-q")
     assert code == 0 and "up to date" not in text
     assert config.read_bytes() == original
     assert "1 written" in text
 
 
-def test_one_knob_rewrites_only_what_it_changes_and_says_what(tmp_path: Path) -> None:
+def test_one_knob_rewrites_only_what_it_changes_and_says_what(cli: Cli, tmp_path: Path) -> None:
     out = tmp_path / "build"
-    _cli("build", str(RAIL), "-o", str(out), "-q")
+    cli("build", str(RAIL), "-o", str(out), "-q")
     tree = out / "rail-4su"
     before = _stats(tree)
-    code, text = _cli("build", str(_knob(tmp_path)), "-o", str(out), "-q")
+    code, text = cli("build", str(_knob(tmp_path)), "-o", str(out), "-q")
     assert code == 0, text
     after = _stats(tree)
     rewritten = {f for f in before if f in after and before[f] != after[f] and (tree / f).is_file()}
@@ -126,9 +113,9 @@ def _killed_build(plan_path: str, out: str) -> None:
     build_module.build(plan, Path(out), workers=1)
 
 
-def test_a_killed_incremental_build_leaves_the_old_tree(tmp_path: Path) -> None:
+def test_a_killed_incremental_build_leaves_the_old_tree(cli: Cli, tmp_path: Path) -> None:
     out = tmp_path / "build"
-    _cli("build", str(RAIL), "-o", str(out), "-q")
+    cli("build", str(RAIL), "-o", str(out), "-q")
     tree = out / "rail-4su"
     before = {f: (tree / f).read_bytes() for f in _stats(tree) if (tree / f).is_file()}
     child = multiprocessing.get_context("fork").Process(target=_killed_build, args=(str(_knob(tmp_path)), str(out)))
@@ -136,7 +123,7 @@ def test_a_killed_incremental_build_leaves_the_old_tree(tmp_path: Path) -> None:
     child.join(60)
     assert child.exitcode == -signal.SIGKILL
     assert {f: (tree / f).read_bytes() for f in _stats(tree) if (tree / f).is_file()} == before
-    code, text = _cli("build", str(RAIL), "-o", str(out), "-q")
+    code, text = cli("build", str(RAIL), "-o", str(out), "-q")
     assert code == 0 and "up to date" in text  # the old tree is whole, manifest and all
 
 
@@ -155,16 +142,16 @@ def test_the_inputs_digest_covers_the_intent_the_templates_and_the_options(
     assert inputs_digest([RAIL], "strict=False") != base
 
 
-def test_netfab_diff_shows_the_change_grouped_and_exits_1(tmp_path: Path) -> None:
-    code, text = _cli("diff", str(RAIL), str(_knob(tmp_path)))
+def test_netfab_diff_shows_the_change_grouped_and_exits_1(cli: Cli, tmp_path: Path) -> None:
+    code, text = cli("diff", str(RAIL), str(_knob(tmp_path)))
     assert code == 1
     assert "ECN Kmin on queue 3: 150 KB -> 200 KB on 32 leaves and 16 spines" in text
-    code, text = _cli("diff", str(RAIL), str(RAIL))
+    code, text = cli("diff", str(RAIL), str(RAIL))
     assert code == 0 and "nothing changed" in text
     assert not list(tmp_path.glob("**/configs"))  # nothing was built
 
 
-def test_netfab_diff_reads_git_revisions_and_writes_json(tmp_path: Path, check_report_json) -> None:  # type: ignore[no-untyped-def]
+def test_netfab_diff_reads_git_revisions_and_writes_json(cli: Cli, tmp_path: Path, check_report_json) -> None:  # type: ignore[no-untyped-def]
     repo = tmp_path / "repo"
     (repo / "intent").mkdir(parents=True)
     env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid"}
@@ -182,7 +169,7 @@ def test_netfab_diff_reads_git_revisions_and_writes_json(tmp_path: Path, check_r
     cwd = os.getcwd()
     os.chdir(repo)
     try:
-        code, text = _cli("diff", "HEAD~1:intent/x.yaml", "HEAD:intent/x.yaml", "--format", "json", stdout_only=True)
+        code, text = cli("diff", "HEAD~1:intent/x.yaml", "HEAD:intent/x.yaml", "--format", "json", stdout_only=True)
         bad = subprocess.run(
             [sys.executable, "-m", "netfab.cli.app", "diff", "HEAD~1:intent/missing.yaml", "HEAD:intent/x.yaml"],
             capture_output=True,
@@ -199,10 +186,10 @@ def test_netfab_diff_reads_git_revisions_and_writes_json(tmp_path: Path, check_r
     assert bad.returncode == 2 and "does not exist at revision" in bad.stderr and "Traceback" not in bad.stderr
 
 
-def test_a_change_that_names_every_host_is_one_group_of_host_scripts(tmp_path: Path) -> None:
+def test_a_change_that_names_every_host_is_one_group_of_host_scripts(cli: Cli, tmp_path: Path) -> None:
     """Each host script names its server in the changed lines; the summary still says it once, not 128 times."""
     out = tmp_path / "build"
-    _cli("build", str(RAIL), "-o", str(out), "-q")
+    cli("build", str(RAIL), "-o", str(out), "-q")
     text = RAIL.read_text()
     changed = tmp_path / "ets.yaml"
     changed.write_text(
@@ -210,7 +197,7 @@ def test_a_change_that_names_every_host_is_one_group_of_host_scripts(tmp_path: P
             "priority: 0, weight: 50}", "priority: 0, weight: 40}"
         )
     )
-    code, summary = _cli("build", str(changed), "-o", str(out), "-q")
+    code, summary = cli("build", str(changed), "-o", str(out), "-q")
     assert code == 0, summary
     assert "128 host scripts changed" in summary
     groups = [line for line in summary.splitlines() if line.startswith("  - ")]
@@ -221,18 +208,18 @@ def test_a_change_that_names_every_host_is_one_group_of_host_scripts(tmp_path: P
     assert "  - DWRR share of queue 3: 50 -> 60 on 32 leaves and 16 spines (plane 1)" in groups
 
 
-def test_a_value_of_its_own_on_every_device_is_one_line(tmp_path: Path) -> None:
+def test_a_value_of_its_own_on_every_device_is_one_line(cli: Cli, tmp_path: Path) -> None:
     """A new leaf loopback pool gives each of the 32 leaves its own router ID: one line for them all, with an
     example, not a line per leaf and "... and N more kinds of change"."""
     out = tmp_path / "build"
-    _cli("build", str(RAIL), "-o", str(out), "-q")
+    cli("build", str(RAIL), "-o", str(out), "-q")
     changed = tmp_path / "loopbacks.yaml"
     changed.write_text(
         RAIL.read_text().replace(
             "  addressing: unnumbered\n", "  addressing: unnumbered\n  loopbacks: {leaf: 10.0.32.0/20}\n"
         )
     )
-    code, summary = _cli("build", str(changed), "-o", str(out), "-q")
+    code, summary = cli("build", str(changed), "-o", str(out), "-q")
     assert code == 0, summary
     groups = [line for line in summary.splitlines() if line.startswith("  - ")]
     router_id = [line for line in groups if "router-id" in line]
