@@ -9,6 +9,12 @@ still on disk as recorded; the render then finds each unchanged file already in 
 mode: it re-checks every file it keeps against the manifest and replaces, never writes through, the rest), and
 what the new build does not produce is removed before the swap (`prune`).
 
+The tree a seeded rebuild replaces is not removed after the swap either: removing 19,000 entries took 0.2 s of
+every rebuild, and 1.2 s after a change of every switch config (freeing 200 MB on a filesystem mounted with
+`discard`), always after the work was done. It is moved to `.<fabric>.previous` beside the tree instead, and
+the next full rebuild's child removes it while that build designs; a `.<fabric>.previous` netfab did not write
+(no marker) is never removed, and the replaced tree is then removed as before.
+
 Nothing here decides what a file holds: a seeded file is kept only when the render's own checks (its input
 digest, its inode, size and mtime in the staging tree) say the previous build's bytes are this build's. A child
 that fails, or a parent that stops first, leaves the build exactly as without seeding: the staging tree is
@@ -20,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
+import shutil
 import signal
 import stat
 import sys
@@ -27,39 +34,53 @@ from pathlib import Path
 
 from netfab.core.fs import OutputError
 from netfab.render.manifest import MANIFEST, read_manifest
-from netfab.render.writer import MARKER, AtomicTree, UnsafePath, relative_key
+from netfab.render.writer import MARKER, AtomicTree, UnsafePath, check_replaceable, relative_key
 
 _PR_SET_PDEATHSIG = 1
 
 
 class Preseed:
-    """A staging tree being filled by a forked child (see the module doc)."""
+    """A staging tree being filled by a forked child (see the module doc). The child tells the parent through
+    a pipe when the tree is seeded, then removes the tree an earlier rebuild kept; the parent waits for that
+    only before its own swap, which may move the tree it replaces into the freed name."""
 
-    def __init__(self, tree: AtomicTree, pid: int) -> None:
+    def __init__(self, tree: AtomicTree, pid: int, seeded: int) -> None:
         self.tree = tree
         self._pid: int | None = pid
+        self._seeded: int | None = seeded
+        """The pipe's read end: one byte when the staging tree is seeded, end of file if the child failed first."""
 
     def take(self) -> AtomicTree | None:
-        """The seeded staging tree, once the child has finished; None when it failed (its tree is removed and
-        the build starts an empty one, as without seeding)."""
-        if self._pid is None:
+        """The seeded staging tree, once it is seeded; None when the child failed (its tree is removed and the
+        build starts an empty one, as without seeding)."""
+        if self._seeded is None:
             return None
-        _, status = os.waitpid(self._pid, 0)
-        self._pid = None
-        if os.waitstatus_to_exitcode(status) == 0:
-            return self.tree
-        self.tree.abort()
-        return None
+        with os.fdopen(self._seeded, "rb", buffering=0) as pipe:
+            self._seeded = None
+            seeded = pipe.read(1) == b"1"
+        if not seeded:
+            self.cancel()
+            return None
+        self.tree.settle = self._join
+        return self.tree
 
-    def cancel(self) -> None:
-        """Stop the child (if it still runs) and remove the staging tree: the build is not going ahead."""
+    def _join(self) -> None:
+        """Wait for the child to finish removing the kept tree (before the swap that may take its name)."""
         if self._pid is not None:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(self._pid, signal.SIGKILL)
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(self._pid, 0)
             self._pid = None
-            self.tree.abort()
+
+    def cancel(self) -> None:
+        """Stop the child (if it still runs) and remove the staging tree: the build is not going ahead."""
+        if self._seeded is not None:
+            os.close(self._seeded)
+            self._seeded = None
+        if self._pid is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self._pid, signal.SIGKILL)
+            self._join()
+        self.tree.abort()
 
 
 def start(target: Path) -> Preseed | None:
@@ -73,17 +94,53 @@ def start(target: Path) -> Preseed | None:
         tree = AtomicTree(target)
     except (UnsafePath, OutputError):
         return None
+    tree.keep_replaced = previous_tree(tree.target)
     parent = os.getpid()
+    read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: never returns into the caller's code
         code = 1
         try:
+            os.close(read_end)
             _die_with(parent)
             seed(tree.target, tree.staging)
+            os.write(write_end, b"1")
+            os.close(write_end)
+            _remove_kept(tree.keep_replaced)
             code = 0
         finally:
             os._exit(code)
-    return Preseed(tree, pid)
+    os.close(write_end)
+    return Preseed(tree, pid, read_end)
+
+
+def previous_tree(target: Path) -> Path:
+    """Where a seeded rebuild of `target` keeps the tree it replaced: `.<fabric>.previous` beside it."""
+    return target.with_name(f".{target.name}.previous")
+
+
+def _remove_kept(kept: Path) -> None:
+    """Remove the tree an earlier rebuild kept, unless netfab did not write it (then it stays, and the tree this
+    build replaces is removed instead of taking its name). Its marker goes last, so a removal cut short (the
+    build stopped) leaves a tree the next rebuild still knows as netfab's and removes."""
+    if not kept.exists() and not kept.is_symlink():
+        return
+    try:
+        check_replaceable(kept)
+    except UnsafePath:
+        return
+    entries = [e for e in os.scandir(kept) if e.name != MARKER]
+    if not entries and not (kept / MARKER).exists():
+        return  # an empty directory: nothing tells it from one someone made
+    for entry in entries:
+        if entry.is_dir(follow_symlinks=False):
+            shutil.rmtree(entry.path, ignore_errors=True)
+        else:
+            with contextlib.suppress(OSError):
+                os.unlink(entry.path)
+    with contextlib.suppress(OSError):
+        os.unlink(kept / MARKER)
+        os.rmdir(kept)
 
 
 def seed(previous: Path, staging: Path) -> int:

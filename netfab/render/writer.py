@@ -20,7 +20,7 @@ import shutil
 import sys
 import tempfile
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path, PurePosixPath
 
 from netfab.core.fs import fsync_dir, output_error, sync_filesystem
@@ -69,6 +69,11 @@ class AtomicTree:
         with _writing(self.staging / MARKER):
             (self.staging / MARKER).write_text("written by netfab; this directory is replaced whole on the next run\n")
         self._dirs: set[Path] = set()
+        self.settle: Callable[[], None] | None = None
+        """Called first thing in commit() and abort(): netfab.render.preseed waits there for its child."""
+        self.keep_replaced: Path | None = None
+        """Where commit() moves the tree it replaces, instead of removing it (netfab.render.preseed), when that
+        name is free; else the replaced tree is removed as usual."""
 
     @staticmethod
     def target_of(target: Path) -> Path:
@@ -106,6 +111,8 @@ class AtomicTree:
             self.write(relpath, text)
 
     def commit(self) -> None:
+        if self.settle is not None:
+            self.settle()
         check_replaceable(self.target)  # again: the directory may have changed while we rendered
         old: Path | None = None
         with _writing(self.target):
@@ -118,16 +125,26 @@ class AtomicTree:
                 if _exchange(self.staging, self.target):
                     # One syscall swapped the two trees: at no instant is there no build/<fabric>/.
                     fsync_dir(self.target.parent)
-                    shutil.rmtree(self.staging, ignore_errors=True)
+                    self._dispose(self.staging)
                     return
                 old = self.target.with_name(f".{self.target.name}.old-{os.getpid()}")
                 os.replace(self.target, old)
             os.replace(self.staging, self.target)
             fsync_dir(self.target.parent)
         if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
+            self._dispose(old)
+
+    def _dispose(self, replaced: Path) -> None:
+        """The tree commit() replaced: kept under keep_replaced when that name is free, else removed."""
+        if self.keep_replaced is not None:
+            with contextlib.suppress(OSError):  # taken (by a directory that is not empty, or anything else)
+                os.rename(replaced, self.keep_replaced)
+                return
+        shutil.rmtree(replaced, ignore_errors=True)
 
     def abort(self) -> None:
+        if self.settle is not None:
+            self.settle()
         shutil.rmtree(self.staging, ignore_errors=True)
 
     def __enter__(self) -> AtomicTree:

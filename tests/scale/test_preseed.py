@@ -42,7 +42,8 @@ def _edit(tmp_path: Path, old: str, new: str, name: str = "rail-4su.yaml") -> Pa
 
 
 def _staging_dirs(out: Path) -> list[str]:
-    return sorted(p.name for p in out.iterdir() if p.name != "rail-4su")
+    """What is beside the tree but the tree a rebuild replaced (kept until the next rebuild removes it)."""
+    return sorted(p.name for p in out.iterdir() if p.name not in ("rail-4su", ".rail-4su.previous"))
 
 
 def test_a_seeded_rebuild_is_the_unseeded_one(cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -234,3 +235,53 @@ def test_a_tree_swapped_in_by_another_build_meanwhile_is_not_mixed_in(
     assert cli("build", str(knob), "-o", str(fresh), "-q")[0] == 0
     got, want = _files(out / "rail-4su"), _files(fresh / "rail-4su")
     assert {f: b for f, (b, _) in got.items()} == {f: b for f, (b, _) in want.items()}
+
+
+def test_the_replaced_tree_is_kept_until_the_next_rebuild_removes_it(cli: Cli, tmp_path: Path) -> None:
+    out = tmp_path / "build"
+    cli("build", str(RAIL), "-o", str(out), "-q")
+    first = _files(out / "rail-4su")
+    knob = _edit(tmp_path, "kmin: 150KB", "kmin: 200KB")
+    assert cli("build", str(knob), "-o", str(out), "-q")[0] == 0
+    previous = out / ".rail-4su.previous"
+    assert _files(previous) == first  # the whole replaced tree, every file its very inode
+    second = _files(out / "rail-4su")
+    assert cli("build", str(RAIL), "-o", str(out), "-q")[0] == 0
+    assert _files(previous) == second  # the older one is gone, not merged in
+    assert sorted(p.name for p in out.iterdir()) == [".rail-4su.previous", "rail-4su"]
+
+
+def test_a_previous_tree_netfab_did_not_write_is_never_removed(cli: Cli, tmp_path: Path) -> None:
+    out = tmp_path / "build"
+    cli("build", str(RAIL), "-o", str(out), "-q")
+    mine = out / ".rail-4su.previous"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("mine\n")
+    knob = _edit(tmp_path, "kmin: 150KB", "kmin: 200KB")
+    code, text = cli("build", str(knob), "-o", str(out), "-q")
+    assert code == 0 and "48 written" in text, text
+    assert sorted(p.name for p in mine.iterdir()) == ["notes.txt"]  # and the replaced tree was removed instead
+    assert sorted(p.name for p in out.iterdir()) == [".rail-4su.previous", "rail-4su"]
+
+
+def test_a_removal_cut_short_leaves_a_kept_tree_the_next_rebuild_removes(
+    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "build"
+    cli("build", str(RAIL), "-o", str(out), "-q")
+    knob = _edit(tmp_path, "kmin: 150KB", "kmin: 200KB")
+    cli("build", str(knob), "-o", str(out), "-q")
+    kept = preseed.previous_tree(out / "rail-4su")
+    real = preseed.shutil.rmtree
+
+    def stopped(path: str, ignore_errors: bool = False) -> None:
+        real(path, ignore_errors=ignore_errors)
+        raise KeyboardInterrupt  # the build stopped after the first directory
+
+    monkeypatch.setattr(preseed.shutil, "rmtree", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        preseed._remove_kept(kept)
+    assert (kept / MARKER).is_file() and len(list(kept.iterdir())) > 1  # cut short, still netfab's
+    monkeypatch.setattr(preseed.shutil, "rmtree", real)
+    preseed._remove_kept(kept)
+    assert not kept.exists()
