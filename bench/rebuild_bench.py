@@ -16,7 +16,7 @@ rebuilds is the previous run's (the usual case):
 Per row: median wall and CPU (user + system of netfab and its workers) of -n whole-process runs pinned to 2
 cores, and the files the last run wrote. The fit is wall = fixed + per-device x devices over the change rows
 (least squares); "fixed - lint" is what a rebuild costs beyond linting the intent when it changes nothing.
---compare DIR interleaves another source tree's runs (e.g. an export of an older commit), run by run.
+--compare DIR runs another source tree (e.g. an export of an older commit) beside it, change by change.
 """
 
 from __future__ import annotations
@@ -105,13 +105,15 @@ def bench(checkouts: list[Path], intent: Path, runs: int) -> list[dict[str, Row]
         for out, checkout in zip(outs, checkouts, strict=True):
             _run(checkout, "build", str(_variant(intent, work, CHANGES[0], 0)), "-o", str(out), "-q")
         for change in CHANGES:
-            for i in range(runs):
-                variant = _variant(intent, work, change, (i + 1) % 2)
-                for rows, out, checkout in zip(results, outs, checkouts, strict=True):
+            # Tree by tree, not run by run: a rebuild deletes files, and on ext4 without a journal (these
+            # machines) creating files minutes after a deletion nearby costs extra (build.py _write_file), so
+            # interleaved runs would time each other's deletions.
+            for rows, out, checkout in zip(results, outs, checkouts, strict=True):
+                for i in range(runs):
+                    variant = _variant(intent, work, change, (i + 1) % 2)
                     _timed(rows, change.label, checkout, "build", str(variant), "-o", str(out), "-q")
-            back = _variant(intent, work, change, 0)  # the next change starts from the intent as it is
-            for out, checkout in zip(outs, checkouts, strict=True):
-                _run(checkout, "build", str(back), "-o", str(out), "-q")
+                # The next change starts from the intent as it is.
+                _run(checkout, "build", str(_variant(intent, work, change, 0)), "-o", str(out), "-q")
     return results
 
 
@@ -126,7 +128,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("intent", nargs="?", type=Path, default=REPO / "intent" / "clos3-100k.yaml")
     parser.add_argument("-n", "--runs", type=int, default=3)
-    parser.add_argument("--compare", type=Path, help="another netfab source tree, interleaved run by run")
+    parser.add_argument("--compare", type=Path, help="another netfab source tree, run change by change beside this one")
     args = parser.parse_args()
     checkouts = [REPO] + ([args.compare.resolve()] if args.compare else [])
     load = os.getloadavg()

@@ -73,7 +73,6 @@ def _build_networks(
     inputs: str | None,
     seeding: dict[Path, Preseed],
 ) -> None:
-
     from netfab.cli.pipeline import err_console, load_plans
     from netfab.cli.progress import progress_bar
     from netfab.diff.changes import Explainer

@@ -9,10 +9,9 @@ still on disk as recorded; the render then finds each unchanged file already in 
 mode: it re-checks every file it keeps against the manifest and replaces, never writes through, the rest), and
 what the new build does not produce is removed before the swap (`prune`).
 
-The tree a seeded rebuild replaces is not removed after the swap either: removing 19,000 entries took 0.2 s of
-every rebuild, and 1.2 s after a change of every switch config (freeing 200 MB on a filesystem mounted with
-`discard`), always after the work was done. It is moved to `.<fabric>.previous` beside the tree instead, and
-the next full rebuild's child removes it while that build designs; a `.<fabric>.previous` netfab did not write
+The tree a seeded rebuild replaces is not removed after the swap either: removing its 19,000 entries took 0.2 s
+of every rebuild, after the work was done. It is moved to `.<fabric>.previous` beside the tree instead, and
+the next full rebuild's child removes it (see Preseed for when); a `.<fabric>.previous` netfab did not write
 (no marker) is never removed, and the replaced tree is then removed as before.
 
 Nothing here decides what a file holds: a seeded file is kept only when the render's own checks (its input
@@ -26,7 +25,6 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
-import shutil
 import signal
 import stat
 import sys
@@ -40,15 +38,17 @@ _PR_SET_PDEATHSIG = 1
 
 
 class Preseed:
-    """A staging tree being filled by a forked child (see the module doc). The child tells the parent through
-    a pipe when the tree is seeded, then removes the tree an earlier rebuild kept; the parent waits for that
-    only before its own swap, which may move the tree it replaces into the freed name."""
+    """A staging tree being filled by a forked child (see the module doc). The child tells the parent through a
+    pipe when the tree is seeded, then removes the tree an earlier rebuild kept, still while the parent designs
+    (removing it after the render instead, once its files were created, measured 0.8 s slower: 4.26-4.89 s
+    against 3.38-3.71 s for a change of 6,144 leaf configs at 100k GPUs). The parent waits for the child only
+    before its own swap (`settle`), which may move the tree it replaces into the freed name."""
 
     def __init__(self, tree: AtomicTree, pid: int, seeded: int) -> None:
         self.tree = tree
         self._pid: int | None = pid
         self._seeded: int | None = seeded
-        """The pipe's read end: one byte when the staging tree is seeded, end of file if the child failed first."""
+        """The pipe's read end: one byte when the tree is seeded, end of file if the child failed first."""
 
     def take(self) -> AtomicTree | None:
         """The seeded staging tree, once it is seeded; None when the child failed (its tree is removed and the
@@ -61,11 +61,10 @@ class Preseed:
         if not seeded:
             self.cancel()
             return None
-        self.tree.settle = self._join
+        self.tree.companion = self
         return self.tree
 
-    def _join(self) -> None:
-        """Wait for the child to finish removing the kept tree (before the swap that may take its name)."""
+    def settle(self) -> None:
         if self._pid is not None:
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(self._pid, 0)
@@ -79,7 +78,7 @@ class Preseed:
         if self._pid is not None:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(self._pid, signal.SIGKILL)
-            self._join()
+        self.settle()
         self.tree.abort()
 
 
@@ -94,7 +93,7 @@ def start(target: Path) -> Preseed | None:
         tree = AtomicTree(target)
     except (UnsafePath, OutputError):
         return None
-    tree.keep_replaced = previous_tree(tree.target)
+    kept = tree.keep_replaced = previous_tree(tree.target)
     parent = os.getpid()
     read_end, write_end = os.pipe()
     pid = os.fork()
@@ -106,7 +105,8 @@ def start(target: Path) -> Preseed | None:
             seed(tree.target, tree.staging)
             os.write(write_end, b"1")
             os.close(write_end)
-            _remove_kept(tree.keep_replaced)
+            if _is_ours(kept):
+                _remove_kept(kept)
             code = 0
         finally:
             os._exit(code)
@@ -119,27 +119,34 @@ def previous_tree(target: Path) -> Path:
     return target.with_name(f".{target.name}.previous")
 
 
-def _remove_kept(kept: Path) -> None:
-    """Remove the tree an earlier rebuild kept, unless netfab did not write it (then it stays, and the tree this
-    build replaces is removed instead of taking its name). Its marker goes last, so a removal cut short (the
-    build stopped) leaves a tree the next rebuild still knows as netfab's and removes."""
+def _is_ours(kept: Path) -> bool:
+    """A kept tree there, that netfab wrote (one it did not stays, and the tree a build replaces is removed
+    instead of taking its name)."""
     if not kept.exists() and not kept.is_symlink():
-        return
+        return False
     try:
         check_replaceable(kept)
     except UnsafePath:
-        return
-    entries = [e for e in os.scandir(kept) if e.name != MARKER]
-    if not entries and not (kept / MARKER).exists():
-        return  # an empty directory: nothing tells it from one someone made
-    for entry in entries:
-        if entry.is_dir(follow_symlinks=False):
-            shutil.rmtree(entry.path, ignore_errors=True)
-        else:
+        return False
+    return True
+
+
+def _remove_kept(kept: Path) -> None:
+    """Remove the tree an earlier rebuild kept. Its marker goes last, so a removal cut short (the build stopped)
+    leaves a tree the next rebuild still knows as netfab's and removes."""
+    for here, dirs, files in os.walk(kept, topdown=False):
+        for name in files:
+            if here == str(kept) and name == MARKER:
+                continue
             with contextlib.suppress(OSError):
-                os.unlink(entry.path)
+                os.unlink(os.path.join(here, name))
+        for name in dirs:  # emptied above (bottom-up, os.walk lists what a directory holds before it)
+            path = os.path.join(here, name)
+            with contextlib.suppress(OSError):
+                os.unlink(path) if os.path.islink(path) else os.rmdir(path)
     with contextlib.suppress(OSError):
         os.unlink(kept / MARKER)
+    with contextlib.suppress(OSError):
         os.rmdir(kept)
 
 

@@ -20,8 +20,9 @@ import shutil
 import sys
 import tempfile
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path, PurePosixPath
+from typing import Protocol
 
 from netfab.core.fs import fsync_dir, output_error, sync_filesystem
 from netfab.core.validate import InputError
@@ -57,6 +58,13 @@ def relative_key(relpath: str) -> str:
     return str(safe_relpath(relpath))
 
 
+class Companion(Protocol):
+    """Work on an AtomicTree's surroundings that runs beside the build (netfab.render.preseed's child)."""
+
+    def settle(self) -> None:
+        """Wait for the companion to finish: the tree is about to be swapped in or removed."""
+
+
 class AtomicTree:
     """Collects files in a staging directory next to `target`; commit() swaps it in."""
 
@@ -69,8 +77,8 @@ class AtomicTree:
         with _writing(self.staging / MARKER):
             (self.staging / MARKER).write_text("written by netfab; this directory is replaced whole on the next run\n")
         self._dirs: set[Path] = set()
-        self.settle: Callable[[], None] | None = None
-        """Called first thing in commit() and abort(): netfab.render.preseed waits there for its child."""
+        self.companion: Companion | None = None
+        """A process working beside the build on this tree (netfab.render.preseed), settled before the swap."""
         self.keep_replaced: Path | None = None
         """Where commit() moves the tree it replaces, instead of removing it (netfab.render.preseed), when that
         name is free; else the replaced tree is removed as usual."""
@@ -111,8 +119,8 @@ class AtomicTree:
             self.write(relpath, text)
 
     def commit(self) -> None:
-        if self.settle is not None:
-            self.settle()
+        if self.companion is not None:
+            self.companion.settle()
         check_replaceable(self.target)  # again: the directory may have changed while we rendered
         old: Path | None = None
         with _writing(self.target):
@@ -143,8 +151,8 @@ class AtomicTree:
         shutil.rmtree(replaced, ignore_errors=True)
 
     def abort(self) -> None:
-        if self.settle is not None:
-            self.settle()
+        if self.companion is not None:
+            self.companion.settle()
         shutil.rmtree(self.staging, ignore_errors=True)
 
     def __enter__(self) -> AtomicTree:
