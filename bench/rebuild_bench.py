@@ -91,7 +91,9 @@ def _timed(rows: dict[str, Row], key: str, checkout: Path, *args: str) -> str:
     return err
 
 
-def bench(checkouts: list[Path], intent: Path, runs: int) -> list[dict[str, Row]]:
+def bench(
+    checkouts: list[Path], intent: Path, runs: int, changes: tuple[Change, ...] = CHANGES
+) -> list[dict[str, Row]]:
     results: list[dict[str, Row]] = [{} for _ in checkouts]
     with tempfile.TemporaryDirectory(prefix="rebuild-bench-") as tmp:
         work = Path(tmp)
@@ -104,7 +106,7 @@ def bench(checkouts: list[Path], intent: Path, runs: int) -> list[dict[str, Row]
         outs = [work / f"rebuilt-{n}" for n in range(len(checkouts))]
         for out, checkout in zip(outs, checkouts, strict=True):
             _run(checkout, "build", str(_variant(intent, work, CHANGES[0], 0)), "-o", str(out), "-q")
-        for change in CHANGES:
+        for change in changes:
             # Tree by tree, not run by run: a rebuild deletes files, and on ext4 without a journal (these
             # machines) creating files minutes after a deletion nearby costs extra (build.py _write_file), so
             # interleaved runs would time each other's deletions.
@@ -117,9 +119,9 @@ def bench(checkouts: list[Path], intent: Path, runs: int) -> list[dict[str, Row]
     return results
 
 
-def _fit(rows: dict[str, Row]) -> tuple[float, float]:
-    xs = [rows[c.label].devices for c in CHANGES]
-    ys = [rows[c.label].median for c in CHANGES]
+def _fit(rows: dict[str, Row], changes: tuple[Change, ...]) -> tuple[float, float]:
+    xs = [rows[c.label].devices for c in changes]
+    ys = [rows[c.label].median for c in changes]
     slope, fixed = statistics.linear_regression(xs, ys)
     return fixed, slope
 
@@ -129,16 +131,20 @@ def main() -> int:
     parser.add_argument("intent", nargs="?", type=Path, default=REPO / "intent" / "clos3-100k.yaml")
     parser.add_argument("-n", "--runs", type=int, default=3)
     parser.add_argument("--compare", type=Path, help="another netfab source tree, run change by change beside this one")
+    parser.add_argument(
+        "--change", action="append", choices=[c.label for c in CHANGES], help="only these changes (repeatable)"
+    )
     args = parser.parse_args()
+    changes = tuple(c for c in CHANGES if not args.change or c.label in args.change)
     checkouts = [REPO] + ([args.compare.resolve()] if args.compare else [])
     load = os.getloadavg()
     print(f"{args.intent.name}; median of {args.runs} whole-process runs pinned to 2 cores; load {load[0]:.2f}")
-    results = bench(checkouts, args.intent.resolve(), args.runs)
-    devices = {c.label: results[0][c.label].devices for c in CHANGES}
+    results = bench(checkouts, args.intent.resolve(), args.runs, changes)
+    devices = {c.label: results[0][c.label].devices for c in changes}
     names = ["this tree"] + ([str(args.compare)] if args.compare else [])
     header = f"{'work':<18} {'devices':>8} " + " ".join(f"{'wall':>7} {'CPU':>6} {'written':>8}" for _ in names)
     print(header + "   (" + " | ".join(names) + ")")
-    for key in ["lint (cold)", "build (empty)", *(c.label for c in CHANGES)]:
+    for key in ["lint (cold)", "build (empty)", *(c.label for c in changes)]:
         count = f"{devices[key]:,}" if key in devices else ""
         cells = []
         for rows in results:
@@ -146,7 +152,9 @@ def main() -> int:
             cells.append(f"{row.median:>6.2f}s {statistics.median(row.cpu):>5.2f}s {row.written:>8,}")
         print(f"{key:<18} {count:>8} " + " ".join(cells))
     for name, rows in zip(names, results, strict=True):
-        fixed, slope = _fit(rows)
+        if len({rows[c.label].devices for c in changes}) < 2:
+            continue  # no line through one point
+        fixed, slope = _fit(rows, changes)
         lint = rows["lint (cold)"].median
         print(
             f"{name}: rebuild = {fixed:.2f} s + {slope * 1000:.3f} ms x devices changed; "

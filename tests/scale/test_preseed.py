@@ -287,3 +287,18 @@ def test_a_removal_cut_short_leaves_a_kept_tree_the_next_rebuild_removes(
     monkeypatch.setattr(preseed.os, "unlink", real)
     preseed._remove_kept(kept)
     assert not kept.exists()
+
+
+def test_a_fabric_name_that_leaves_the_output_root_seeds_nothing(
+    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The names are read before lint: one that is not a plain directory name never reaches the seeder, so no
+    staging tree is made beside a tree outside --out (lint then refuses the name)."""
+    cli("build", str(RAIL), "-o", str(tmp_path), "-q")  # a netfab tree at tmp_path/rail-4su
+    started: list[Path] = []
+    monkeypatch.setattr(preseed, "start", lambda target: started.append(target))
+    escaping = _edit(tmp_path, "name: rail-4su", "name: ../rail-4su", name="escaping.yaml")
+    code, text = cli("build", str(escaping), "-o", str(tmp_path / "out"), "-q")
+    assert code != 0 and "Traceback" not in text
+    assert started == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["escaping.yaml", "rail-4su"]
