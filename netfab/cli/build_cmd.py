@@ -53,11 +53,16 @@ def build(
     # lints and designs (netfab.render.preseed).
     from netfab.render import preseed
 
-    seeding = {s.tree.target: s for s in map(preseed.start, (out / f for f in fabrics)) if s is not None}
+    seeding: dict[Path, Preseed] = {}
     try:
+        for fabric in fabrics:
+            if (started_seeding := preseed.start(out / fabric)) is not None:
+                seeding[started_seeding.tree.target] = started_seeding
         _build_networks(intent, out, platform, limit, strict, network, quiet, started, inputs, seeding)
     finally:
-        for left in seeding.values():  # an intent that did not lint, an unknown platform, Ctrl-C
+        # An intent that did not lint, an unknown platform, Ctrl-C: what no build took over is stopped and
+        # removed (after a build took it over, its tree is swapped in or already removed, and this is a no-op).
+        for left in seeding.values():
             left.cancel()
 
 
@@ -95,7 +100,9 @@ def _build_networks(
         )
         show = not quiet and err_console.is_terminal and total > 50
         explain = Explainer({d.name: d.platform for d in plan.devices.values()})
-        seeds = seeding.pop(AtomicTree.target_of(out / safe_relpath(plan.name).name), None)
+        # Left in `seeding` until the build has it, so an interrupt anywhere before still stops and removes it.
+        tree_key = AtomicTree.target_of(out / safe_relpath(plan.name).name)
+        seeds = seeding.get(tree_key)
         seeded = seeds.take() if seeds is not None else None
         try:
             if show:
@@ -117,6 +124,7 @@ def _build_networks(
             what = f"network {one.network}: " if len(loaded) > 1 else ""
             err_console.print(f"netfab build: {what}{exc}\nnothing was written; the previous build is unchanged.")
             raise typer.Exit(ExitCode.FINDINGS) from None
+        seeding.pop(tree_key, None)  # swapped in: nothing left to stop
         elapsed = time.perf_counter() - started
         what = "" if len(loaded) == 1 else f"network {one.network}: "
         err_console.print(

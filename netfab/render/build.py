@@ -298,9 +298,9 @@ def build(
     # 0.47 s of a one-knob rebuild), and forked workers would copy-on-write touch its pages doing the same.
     # A caller that already froze its heap keeps it frozen.
     frozen_here = gc.get_freeze_count() == 0
-    if frozen_here:
-        gc.freeze()
     try:
+        if frozen_here:
+            gc.freeze()
         return _build(plan, out_root, selection, progress, workers, inputs, explain, seeded)
     except BaseException:
         if seeded is not None:  # failed before its tree was taken over (else already removed or swapped in)

@@ -12,7 +12,8 @@ what the new build does not produce is removed before the swap (`prune`).
 The tree a seeded rebuild replaces is not removed after the swap either: removing its 19,000 entries took 0.2 s
 of every rebuild, after the work was done. It is moved to `.<fabric>.previous` beside the tree instead, and
 the next full rebuild's child removes it (see Preseed for when); a `.<fabric>.previous` netfab did not write
-(no marker) is never removed, and the replaced tree is then removed as before.
+(no marker, or anything in the way of the name) is never removed nor replaced, and the replaced tree is
+then removed as before.
 
 Nothing here decides what a file holds: a seeded file is kept only when the render's own checks (its input
 digest, its inode, size and mtime in the staging tree) say the previous build's bytes are this build's. A child
@@ -25,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
+import shutil
 import signal
 import stat
 import sys
@@ -32,7 +34,7 @@ from pathlib import Path
 
 from netfab.core.fs import OutputError
 from netfab.render.manifest import MANIFEST, read_manifest
-from netfab.render.writer import MARKER, AtomicTree, UnsafePath, check_replaceable, relative_key
+from netfab.render.writer import MARKER, AtomicTree, UnsafePath, relative_key
 
 _PR_SET_PDEATHSIG = 1
 
@@ -84,32 +86,47 @@ class Preseed:
 
 def start(target: Path) -> Preseed | None:
     """Start seeding the staging tree of a full rebuild of `target`; None where there is nothing to seed (no
-    previous tree) or no fork. A tree netfab may not replace is left for the build to refuse with its error."""
+    previous tree), no fork, or anything in the way (the build then runs unseeded and reports what it meets).
+    A tree netfab may not replace is left for the build to refuse with its error."""
     if not hasattr(os, "fork") or not sys.platform.startswith("linux"):
         return None
-    if target.is_symlink() or not (target / MANIFEST).is_file():
-        return None
     try:
+        if target.is_symlink() or not (target / MANIFEST).is_file():
+            return None
         tree = AtomicTree(target)
-    except (UnsafePath, OutputError):
+    except (UnsafePath, OutputError, OSError):
         return None
     kept = tree.keep_replaced = previous_tree(tree.target)
     parent = os.getpid()
-    read_end, write_end = os.pipe()
-    pid = os.fork()
+    fds: list[int] = []
+    # Ctrl-C is held back across the fork, so the child can never take it before it has set it to kill itself
+    # (a KeyboardInterrupt there would return the child into the caller, to build a second time).
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        fds.extend(os.pipe())
+        pid = os.fork()
+    except OSError:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+        for fd in fds:
+            os.close(fd)
+        tree.abort()
+        return None
+    read_end, write_end = fds
     if pid == 0:  # the child: never returns into the caller's code
         code = 1
         try:
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
             os.close(read_end)
             _die_with(parent)
             seed(tree.target, tree.staging)
             os.write(write_end, b"1")
             os.close(write_end)
-            if _is_ours(kept):
-                _remove_kept(kept)
+            _remove_kept(kept)
             code = 0
         finally:
             os._exit(code)
+    signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
     os.close(write_end)
     return Preseed(tree, pid, read_end)
 
@@ -119,45 +136,47 @@ def previous_tree(target: Path) -> Path:
     return target.with_name(f".{target.name}.previous")
 
 
-def _is_ours(kept: Path) -> bool:
-    """A kept tree there, that netfab wrote (one it did not stays, and the tree a build replaces is removed
-    instead of taking its name)."""
-    if not kept.exists() and not kept.is_symlink():
-        return False
-    try:
-        check_replaceable(kept)
-    except UnsafePath:
-        return False
-    return True
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 def _remove_kept(kept: Path) -> None:
-    """Remove the tree an earlier rebuild kept. Its marker goes last, so a removal cut short (the build stopped)
-    leaves a tree the next rebuild still knows as netfab's and removes."""
-    for here, dirs, files in os.walk(kept, topdown=False):
-        for name in files:
-            if here == str(kept) and name == MARKER:
+    """Remove the tree an earlier rebuild kept, when it is one: a directory (not a link) holding netfab's marker,
+    which nothing but a build wrote there (no older netfab kept trees, so no tree without it is one). Everything
+    is removed through descriptors opened without following links, and the marker goes last, so a removal cut
+    short (the build stopped) leaves a tree the next rebuild still knows as netfab's and removes."""
+    try:
+        top = os.open(kept, _DIR_FLAGS)
+    except OSError:
+        return  # absent, a link, or not a directory: not ours
+    try:
+        if not stat.S_ISREG(os.stat(MARKER, dir_fd=top, follow_symlinks=False).st_mode):
+            return
+        for entry in os.scandir(top):
+            if entry.name == MARKER:
                 continue
-            with contextlib.suppress(OSError):
-                os.unlink(os.path.join(here, name))
-        for name in dirs:  # emptied above (bottom-up, os.walk lists what a directory holds before it)
-            path = os.path.join(here, name)
-            with contextlib.suppress(OSError):
-                os.unlink(path) if os.path.islink(path) else os.rmdir(path)
-    with contextlib.suppress(OSError):
-        os.unlink(kept / MARKER)
+            if entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.name, dir_fd=top, ignore_errors=True)
+            else:
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.name, dir_fd=top)
+        os.unlink(MARKER, dir_fd=top)
+    except OSError:
+        return
+    finally:
+        os.close(top)
     with contextlib.suppress(OSError):
         os.rmdir(kept)
 
 
 def seed(previous: Path, staging: Path) -> int:
     """Hard-link into `staging` every regular file of the tree `previous` that its manifest lists and that is
-    still as the manifest recorded it (inode, size, mtime); returns how many. A name that would leave the tree
-    is never followed, nor is a symbolic link."""
+    still as the manifest recorded it (inode, size, mtime); returns how many. Every directory on the way is
+    opened without following links, so neither a name that would leave the tree nor a link (to a file or to a
+    directory) is ever followed."""
     manifest = read_manifest(previous)
     if manifest is None:
         return 0
-    old = os.open(previous, os.O_RDONLY | os.O_DIRECTORY)
+    dirs = {"": os.open(previous, _DIR_FLAGS)}
     made = {""}
     linked = 0
     try:
@@ -168,21 +187,33 @@ def seed(previous: Path, staging: Path) -> int:
                 continue
             if key in (MARKER, MANIFEST):
                 continue
+            parent, _, name = key.rpartition("/")
             try:
-                st = os.stat(key, dir_fd=old, follow_symlinks=False)
+                where = _open_beneath(dirs, parent)
+                st = os.stat(name, dir_fd=where, follow_symlinks=False)
             except OSError:
                 continue
             if not stat.S_ISREG(st.st_mode) or not record.matches(st):
                 continue
-            parent = key.rpartition("/")[0]
             if parent not in made:
                 os.makedirs(f"{staging}/{parent}", exist_ok=True)
                 made.add(parent)
-            os.link(key, f"{staging}/{key}", src_dir_fd=old, follow_symlinks=False)
+            os.link(name, f"{staging}/{key}", src_dir_fd=where, follow_symlinks=False)
             linked += 1
     finally:
-        os.close(old)
+        for fd in dirs.values():
+            os.close(fd)
     return linked
+
+
+def _open_beneath(dirs: dict[str, int], rel: str) -> int:
+    """A descriptor of directory `rel` of the tree whose root is dirs[""], each part opened from the one above
+    without following a link (memoised in `dirs`, which the caller closes)."""
+    fd = dirs.get(rel)
+    if fd is None:
+        above, _, name = rel.rpartition("/")
+        fd = dirs[rel] = os.open(name, _DIR_FLAGS, dir_fd=_open_beneath(dirs, above))
+    return fd
 
 
 def prune(staging: Path, keep: set[str]) -> None:

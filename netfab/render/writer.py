@@ -144,8 +144,9 @@ class AtomicTree:
 
     def _dispose(self, replaced: Path) -> None:
         """The tree commit() replaced: kept under keep_replaced when that name is free, else removed."""
-        if self.keep_replaced is not None:
-            with contextlib.suppress(OSError):  # taken (by a directory that is not empty, or anything else)
+        # Only a free name: rename() would also replace an empty directory someone made there.
+        if self.keep_replaced is not None and not os.path.lexists(self.keep_replaced):
+            with contextlib.suppress(OSError):
                 os.rename(replaced, self.keep_replaced)
                 return
         shutil.rmtree(replaced, ignore_errors=True)

@@ -274,11 +274,11 @@ def test_a_removal_cut_short_leaves_a_kept_tree_the_next_rebuild_removes(
     kept = preseed.previous_tree(out / "rail-4su")
     real, calls = os.unlink, {"n": 0}
 
-    def stopped(path: str | Path) -> None:
+    def stopped(path: str | Path, *, dir_fd: int | None = None) -> None:
         calls["n"] += 1
         if calls["n"] > 20:
             raise KeyboardInterrupt  # the build stopped part way
-        real(path)
+        real(path, dir_fd=dir_fd)
 
     monkeypatch.setattr(preseed.os, "unlink", stopped)
     with pytest.raises(KeyboardInterrupt):
@@ -302,3 +302,72 @@ def test_a_fabric_name_that_leaves_the_output_root_seeds_nothing(
     assert code != 0 and "Traceback" not in text
     assert started == []
     assert sorted(p.name for p in tmp_path.iterdir()) == ["escaping.yaml", "rail-4su"]
+
+
+def test_a_linked_directory_in_the_tree_is_never_followed(cli: Cli, tmp_path: Path) -> None:
+    out = tmp_path / "build"
+    cli("build", str(RAIL), "-o", str(out), "-q")
+    tree = out / "rail-4su"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    secret = elsewhere / "secret"
+    secret.write_text("outside the tree\n")
+    moved = tmp_path / "hosts-moved"
+    (tree / "hosts").rename(moved)
+    (tree / "hosts").symlink_to(elsewhere)
+    st = secret.stat()
+    text = (tree / MANIFEST).read_text()
+    row = f'"hosts/secret":["0",{st.st_size},{st.st_mtime_ns},{st.st_ino}],'
+    (tree / MANIFEST).write_text(text.replace('"files":{', '"files":{' + row, 1))
+    staging = tmp_path / "staging"
+    staging.mkdir()
+    preseed.seed(tree, staging)
+    assert not (staging / "hosts").exists() and secret.stat().st_nlink == 1
+
+
+def test_a_previous_directory_without_the_marker_is_never_removed_nor_replaced(cli: Cli, tmp_path: Path) -> None:
+    """No netfab before the kept tree wrote a .previous, so a tree there without the marker is someone's, even
+    one shaped like an old build; an empty one is not taken over either."""
+    for shape in ("configs", ""):
+        out = tmp_path / f"build-{shape or 'empty'}"
+        cli("build", str(RAIL), "-o", str(out), "-q")
+        mine = out / ".rail-4su.previous"
+        (mine / shape).mkdir(parents=True, exist_ok=True)
+        if shape:
+            (mine / shape / "notes.txt").write_text("mine\n")
+        knob = _edit(tmp_path, "kmin: 150KB", "kmin: 200KB")
+        assert cli("build", str(knob), "-o", str(out), "-q")[0] == 0
+        assert sorted(str(p.relative_to(mine)) for p in mine.rglob("*")) == (
+            ["configs", "configs/notes.txt"] if shape else []
+        )
+
+
+def test_a_fork_that_fails_leaves_an_unseeded_build_of_every_network(
+    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    intent = ROOT / "intent" / "superpod-su.yaml"
+    out = tmp_path / "build"
+    assert cli("build", str(intent), "-o", str(out), "-q")[0] == 0
+    changed = tmp_path / "superpod-su.yaml"
+    changed.write_text(intent.read_text().replace("detect: 200ms", "detect: 300ms"))
+    real, calls = os.fork, {"n": 0}
+
+    def flaky() -> int:
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise OSError(11, "Resource temporarily unavailable")
+        return real()
+
+    monkeypatch.setattr(preseed.os, "fork", flaky)
+    code, text = cli("build", str(changed), "-o", str(out), "-q")
+    monkeypatch.setattr(preseed.os, "fork", real)
+    assert code == 0, text
+    assert calls["n"] >= 2
+    fresh = tmp_path / "fresh"
+    assert cli("build", str(changed), "-o", str(fresh), "-q")[0] == 0
+    trees = sorted(p.name for p in fresh.iterdir())
+    assert trees == ["spod-su", "spod-su-oob", "spod-su-storage"]
+    for name in trees:  # the seeded networks and the one that fell back alike
+        got, want = _files(out / name), _files(fresh / name)
+        assert {f: b for f, (b, _) in got.items()} == {f: b for f, (b, _) in want.items()}, name
+    assert not [p.name for p in out.iterdir() if ".tmp-" in p.name]
