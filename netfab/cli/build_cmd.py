@@ -171,7 +171,7 @@ def _unchanged_build(
     manifests = [up_to_date(f, out, digest) for f in fabrics]
     if any(m is None for m in manifests):
         # Lint has not run: a name that is not one plain directory name is left for it to report.
-        return digest, [f for f in fabrics if f not in (".", "..") and not {"/", "\\", "\0"} & set(f)]
+        return digest, [f for f in fabrics if _plain_name(f)]
     elapsed = time.perf_counter() - started
     files = sum(len(m.files) for m in manifests if m is not None)
     where = ", ".join(str(out / f) for f in fabrics)
@@ -182,6 +182,16 @@ def _unchanged_build(
         err=True,
     )
     raise typer.Exit(ExitCode.OK)
+
+
+def _plain_name(name: str) -> bool:
+    """`name` is one directory name that stays inside the output root (netfab.render.writer.safe_relpath)."""
+    from netfab.render.writer import UnsafePath, safe_relpath
+
+    try:
+        return safe_relpath(name).parts == (name,) and "\0" not in name
+    except UnsafePath:
+        return False
 
 
 def register(app: typer.Typer) -> None:

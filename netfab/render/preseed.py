@@ -94,7 +94,7 @@ def start(target: Path) -> Preseed | None:
         if target.is_symlink() or not (target / MANIFEST).is_file():
             return None
         tree = AtomicTree(target)
-    except (UnsafePath, OutputError, OSError):
+    except (UnsafePath, OutputError, OSError, ValueError):  # ValueError: a NUL in the name
         return None
     kept = tree.keep_replaced = previous_tree(tree.target)
     parent = os.getpid()
@@ -115,7 +115,7 @@ def start(target: Path) -> Preseed | None:
     if pid == 0:  # the child: never returns into the caller's code
         code = 1
         try:
-            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C ends the child (then the mask lets it in)
             signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
             os.close(read_end)
             _die_with(parent)
@@ -234,8 +234,7 @@ def prune(staging: Path, keep: set[str]) -> None:
 
 
 def _die_with(parent: int) -> None:
-    """In the child: end with the parent (a killed build leaves no seeder running) and on Ctrl-C."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    """In the child: end with the parent (a killed build leaves no seeder running)."""
     with contextlib.suppress(OSError, AttributeError):
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
