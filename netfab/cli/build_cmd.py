@@ -92,7 +92,8 @@ def _build_networks(
         err_console.print(f"netfab build: unknown platform {platform!r}; choose from {', '.join(choices)}")
         raise typer.Exit(ExitCode.USAGE)
     selection = BuildSelection(platform=platform, device_glob=limit)
-    loaded = load_plans(intent, strict=strict, networks=[network] if network else None)
+    # Without BGP sessions: the render derives them for the switches it renders (netfab.render.device).
+    loaded = load_plans(intent, strict=strict, networks=[network] if network else None, bgp=False)
     for one in loaded:
         plan = one.plan
         total = sum(selection.wants_device(d) for d in plan.devices.values()) + sum(

@@ -21,7 +21,7 @@ from netfab.design.hostenv import host_envs
 from netfab.design.naming import MissingPlaceholder, Namer, UnsafeName
 from netfab.design.plan import (
     AddressLedger,
-    BgpPlan,
+    BgpSettings,
     DevicePlan,
     FabricPlan,
     InterfacePlan,
@@ -30,7 +30,7 @@ from netfab.design.plan import (
     NicPlan,
     Role,
     ServerPlan,
-    bgp_neighbor,
+    bgp_sessions,
 )
 from netfab.design.ports import PortOutOfRange, port_namer
 from netfab.design.server_nics import BACKEND, NamesUnpublished, Port, ProfileShort, ServerPorts
@@ -82,6 +82,7 @@ class _Expander:
         self.source_file = source_file
         self.mgmt_blocks = dict(zip(_ROLE_ORDER, split_blocks(intent.management.subnet, 4), strict=False))
         self.unnumbered = self.u.addressing == "unnumbered"
+        self.routing = BgpSettings(self.unnumbered, self.u.max_paths, self.u.bfd)
         # Every fabric and host port carries the lossless classes, if the fabric has any.
         self.lossless = bool(self.qos.pfc_priorities)
         self.mtu = self.u.mtu
@@ -131,6 +132,7 @@ class _Expander:
             rail=coords.get("rail"),
             plane=coords.get("plane"),
             switch_model=self._models[role],
+            routing=self.routing,
         )
         self.devices[name] = plan
         return plan
@@ -309,7 +311,7 @@ class _Expander:
         for dev in self.devices.values():
             dev.interfaces.sort(key=_by_port)
             if self.bgp:
-                dev.bgp = self._bgp(dev)
+                dev.bgp = bgp_sessions(dev)
         return FabricPlan(
             name=self.intent.fabric.name,
             style=t.style,
@@ -577,27 +579,6 @@ class _Expander:
             nic_port.pci,
         )
 
-    def _bgp(self, dev: DevicePlan) -> BgpPlan:
-        # bgp_neighbor: BgpNeighborPlan at ~60 % of its constructor's cost, for 421,888 sessions at 100k GPUs.
-        unnumbered = self.unnumbered
-        neighbors = [
-            bgp_neighbor(i.name, i.peer_device, i.bgp_peer_asn, None if unnumbered else i.peer_address, "fabric")
-            for i in dev.interfaces
-            if i.bgp_peer_asn is not None
-        ]
-        networks = [f"{dev.loopback}/32"]
-        # A host link's /31 network address is the leaf's own (even) address.
-        networks += [i.address for i in dev.interfaces if i.role == "host" and i.address is not None]
-        return BgpPlan(
-            asn=dev.asn,
-            router_id=dev.loopback,
-            unnumbered=self.unnumbered,
-            max_paths=self.u.max_paths,
-            bfd=self.u.bfd,
-            neighbors=neighbors,
-            networks=networks,
-        )
-
 
 UNPUBLISHED_HINT = (
     "read the names on the system (`rdma link`, `ibdev2netdev`) and give them per server under "
@@ -611,9 +592,10 @@ def design(intent: Intent, source_file: str = "<intent>", network: str = BACKEND
     default). Raises DesignError with findings; their paths are the network's own (prefix them with
     NetworkView.path to locate them in the YAML).
 
-    bgp=False leaves every DevicePlan.bgp None: the sessions are a function of the finished interfaces that
-    cannot fail (no DesignError comes from them) and no plan rule reads them, so `netfab lint` skips building
-    them (~420,000 neighbor records, ~20 % of a 100k-GPU design); every other field is the same."""
+    bgp=False leaves every DevicePlan.bgp None: the sessions are a function of the DevicePlan that cannot
+    fail (netfab.design.plan.bgp_sessions; no DesignError comes from them) and no plan rule reads them, so
+    `netfab lint` skips building them (~420,000 neighbor records, ~20 % of a 100k-GPU design) and a build
+    derives them only for the switches it renders; every other field is the same."""
     # The plan is ~10^5 small objects that all live until the process ends: cyclic GC passes over a
     # growing heap cost more than the expansion itself, and nothing here forms cycles worth collecting.
     gc_was_enabled = gc.isenabled()

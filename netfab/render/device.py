@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from netfab.capabilities import capabilities_for
-from netfab.design.plan import DevicePlan, FabricPlan, HostEnv, ServerPlan
+from netfab.design.plan import DevicePlan, FabricPlan, HostEnv, ServerPlan, sessions_of
 from netfab.platforms import platform_spec
 from netfab.render.environment import environment, release_data
 from netfab.render.guards import refuse_shared_queues
@@ -33,11 +35,17 @@ def device_outputs(device: DevicePlan) -> list[tuple[str, str]]:
 
 def render_device(device: DevicePlan, context: dict[str, object] | None = None) -> dict[str, str]:
     """Return {relative output path: text} for one switch, e.g. {'configs/leaf1.conf': '...'}; `context` is
-    device_context(device) when the caller already made it."""
+    device_context(device) when the caller already made it.
+
+    A plan designed without its BGP sessions (netfab.design.design's bgp=False) gets them here, in a copy:
+    they are a function of the rest of the DevicePlan, so what a build digested (the plan as designed) still
+    says everything the text is made of, and only the switches rendered pay for them."""
     refuse_shared_queues(device)
     env = environment()
     if context is None:
         context = device_context(device)
+    if device.bgp is None and device.routing is not None:
+        context = {**context, "dev": replace(device, bgp=sessions_of(device))}
     return {path: env.get_template(template).render(context) for path, template in device_outputs(device)}
 
 

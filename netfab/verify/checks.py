@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 from netfab.capabilities import capabilities_for
 from netfab.core.findings import Finding, RuleInfo, Severity, Status
 from netfab.deploy.drivers.protocol import ReadsQosState, ReadsRouteEcmpWidth
-from netfab.design.plan import DevicePlan, FabricPlan
+from netfab.design.plan import DevicePlan, FabricPlan, sessions_of
 from netfab.verify.results import check_result
 
 CheckResult = Finding  # what a check returns: the one result type of every verb
@@ -55,9 +55,10 @@ class BgpSessions(Check):
     title = "BGP sessions to exactly the intended peers are Established"
 
     def run(self, dev: DevicePlan, conn: Any, plan: FabricPlan) -> list[CheckResult]:
-        assert dev.bgp is not None
+        bgp = sessions_of(dev)
+        assert bgp is not None
         peers = (conn.get_bgp_neighbors().get("global") or {}).get("peers", {})
-        expected = {_peer_key(n.interface, n.address): n for n in dev.bgp.neighbors}
+        expected = {_peer_key(n.interface, n.address): n for n in bgp.neighbors}
         out = []
         for key, n in sorted(expected.items()):
             actual = peers.get(key)
