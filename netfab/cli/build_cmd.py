@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -14,6 +15,8 @@ from netfab.core.exitcodes import ExitCode
 from netfab.core.validate import output_root, typer_callback
 
 if TYPE_CHECKING:
+    from netfab.lint.api import LintResult
+    from netfab.load import IntentSource
     from netfab.render.preseed import Preseed
 
 HOSTS = "host"
@@ -48,17 +51,19 @@ def build(
     started = time.perf_counter()
     only_some = platform is not None or limit is not None
     # First, before importing the renderer or the rules: is there anything to do at all?
-    inputs, fabrics = (None, []) if only_some else _unchanged_build(intent, out, strict, started, network)
+    rebuild = None if only_some else _unchanged_build(intent, out, strict, started, network)
+    # Then, once the intent is linted (which the build needs anyway): is it what the trees were built from?
+    linted = None if rebuild is None or not rebuild.trees else _unchanged_model(rebuild, out, strict, network, started)
     # A rebuild then links the previous build's files into its staging trees on the other core while this one
-    # lints and designs (netfab.render.preseed).
+    # designs (netfab.render.preseed).
     from netfab.render import preseed
 
     seeding: dict[Path, Preseed] = {}
     try:
-        for fabric in fabrics:
+        for fabric in rebuild.trees if rebuild is not None else []:
             if (started_seeding := preseed.start(out / fabric)) is not None:
                 seeding[started_seeding.tree.target] = started_seeding
-        _build_networks(intent, out, platform, limit, strict, network, quiet, started, inputs, seeding)
+        _build_networks(intent, out, platform, limit, strict, network, quiet, started, rebuild, seeding, linted)
     finally:
         # An intent that did not lint, an unknown platform, Ctrl-C: what no build took over is stopped and
         # removed (after a build took it over, its tree is swapped in or already removed, and this is a no-op).
@@ -75,8 +80,9 @@ def _build_networks(
     network: str | None,
     quiet: bool,
     started: float,
-    inputs: str | None,
+    rebuild: Rebuild | None,
     seeding: dict[Path, Preseed],
+    linted: Linted | None,
 ) -> None:
     from netfab.cli.pipeline import err_console, load_plans
     from netfab.cli.progress import progress_bar
@@ -85,6 +91,7 @@ def _build_networks(
     from netfab.render.build import BuildSelection
     from netfab.render.build import build as run_build
     from netfab.render.environment import UnsupportedFeature
+    from netfab.render.manifest import model_digest
     from netfab.render.writer import AtomicTree, safe_relpath
 
     choices = (*platform_names(), HOSTS)
@@ -93,9 +100,20 @@ def _build_networks(
         raise typer.Exit(ExitCode.USAGE)
     selection = BuildSelection(platform=platform, device_glob=limit)
     # Without BGP sessions: the render derives them for the switches it renders (netfab.render.device).
-    loaded = load_plans(intent, strict=strict, networks=[network] if network else None, bgp=False)
+    loaded = load_plans(
+        intent,
+        strict=strict,
+        networks=[network] if network else None,
+        bgp=False,
+        linted=None if linted is None else linted.pair,
+    )
+    inputs = rebuild.inputs if rebuild is not None else None
     for one in loaded:
         plan = one.plan
+        root = linted.result.intent if linted is not None else None
+        model = None
+        if root is not None and rebuild is not None:
+            model = model_digest(root, one.network, rebuild.options, rebuild.code)
         total = sum(selection.wants_device(d) for d in plan.devices.values()) + sum(
             selection.wants_server(s) for s in plan.servers
         )
@@ -117,9 +135,10 @@ def _build_networks(
                         inputs=inputs,
                         explain=explain,
                         seeded=seeded,
+                        model=model,
                     )
             else:
-                result = run_build(plan, out, selection, inputs=inputs, explain=explain, seeded=seeded)
+                result = run_build(plan, out, selection, inputs=inputs, explain=explain, seeded=seeded, model=model)
         except UnsupportedFeature as exc:
             # Networks already written stay written (each is its own atomic tree); this one is unchanged.
             what = f"network {one.network}: " if len(loaded) > 1 else ""
@@ -142,37 +161,60 @@ def _build_networks(
             err_console.print(render_text(changes_between(old, new, result.explained, plan)), end="")
 
 
-def _unchanged_build(
-    intent: list[Path], out: Path, strict: bool, started: float, network: str | None
-) -> tuple[str | None, list[str]]:
-    """The build's inputs digest and the names of the trees it will write under `out` (as far as the YAML as
-    loaded tells, and only plain names); exits 0 right here, writing nothing, when every one was built from
-    exactly these inputs and is intact (netfab.render.manifest explains what that covers). Same inputs, same
-    netfab: the lint and design that built that tree would give the same answer, so neither runs again."""
+@dataclass
+class Rebuild:
+    """What a full build knows before it lints: its inputs digest and the trees it will write."""
+
+    source: IntentSource
+    options: str
+    code: str
+    """netfab.render.manifest.code_digest()."""
+    inputs: str | None
+    trees: list[str]
+    """The names of the trees under the output root (as far as the YAML as loaded tells, and only plain names)."""
+
+
+@dataclass
+class Linted:
+    source: IntentSource
+    result: LintResult
+
+    @property
+    def pair(self) -> tuple[IntentSource, LintResult]:
+        return self.source, self.result
+
+
+def _unchanged_build(intent: list[Path], out: Path, strict: bool, started: float, network: str | None) -> Rebuild:
+    """The build's inputs digest and the trees it will write; exits 0 right here, writing nothing, when every
+    one was built from exactly these inputs and is intact (netfab.render.manifest explains what that covers).
+    Same inputs, same netfab: the lint and design that built that tree would give the same answer, so neither
+    runs again."""
     from netfab.load import load_intent_source
-    from netfab.render.manifest import inputs_digest, up_to_date
+    from netfab.render.manifest import code_digest, inputs_digest, up_to_date
 
     source = load_intent_source(intent)
+    options = f"strict={strict}"
+    code = code_digest()
     if source.unreadable:
-        return None, []  # load_plan reports it
+        return Rebuild(source, options, code, None, [])  # load_plan reports it
     fabric = source.data.get("fabric") if isinstance(source.data, dict) else None
     name = fabric.get("name") if isinstance(fabric, dict) else None
-    digest = inputs_digest(source.files, f"strict={strict}")
+    digest = inputs_digest(source.files, options, code)
     if not isinstance(name, str) or not name:
-        return digest, []
+        return Rebuild(source, options, code, digest, [])
     # Every selected network's tree (out/<fabric>/, out/<fabric>-<network>/) must be up to date; names are
     # read from the YAML as loaded, like the fabric's (lint has not run: a bad name just means "rebuild").
     networks = source.data.get("networks") if isinstance(source.data, dict) else None
     extra = [str(n) for n in networks] if isinstance(networks, dict) else []
     if network is not None:
         if network != "backend" and network not in extra:
-            return digest, []  # load_plans reports it
+            return Rebuild(source, options, code, digest, [])  # load_plans reports it
         extra = [] if network == "backend" else [network]
     fabrics = ([name] if network in (None, "backend") else []) + [f"{name}-{n}" for n in extra]
     manifests = [up_to_date(f, out, digest) for f in fabrics]
     if any(m is None for m in manifests):
         # Lint has not run: a name that is not one plain directory name is left for it to report.
-        return digest, [f for f in fabrics if _plain_name(f)]
+        return Rebuild(source, options, code, digest, [f for f in fabrics if _plain_name(f)])
     elapsed = time.perf_counter() - started
     files = sum(len(m.files) for m in manifests if m is not None)
     where = ", ".join(str(out / f) for f in fabrics)
@@ -180,6 +222,53 @@ def _unchanged_build(
     typer.echo(
         f"{where} {'is' if len(fabrics) == 1 else 'are'} up to date: built from these inputs and unchanged since "
         f"({files:,} files, nothing written) in {elapsed:.2f} s",
+        err=True,
+    )
+    raise typer.Exit(ExitCode.OK)
+
+
+def _unchanged_model(rebuild: Rebuild, out: Path, strict: bool, network: str | None, started: float) -> Linted:
+    """The intent linted (load_plans takes it from here). Exits 0 when every tree the build would write was
+    built from this very validated intent by this netfab and is intact, its manifest then restamped with the
+    new inputs digest and nothing else written: the intent's bytes changed but not what it says (a comment, the
+    order of keys, a flow mapping written out), so a design and a render would give the same tree. The design
+    is a function of the validated intent and netfab's code alone, and so are the plan rules' answers, which
+    were free of errors for that build under these options (--strict is one); the intent's own rules ran
+    here, on the new text."""
+    from netfab.lint.api import lint_source
+    from netfab.render.manifest import SameModel, model_digest
+
+    linted = Linted(rebuild.source, lint_source(rebuild.source, strict=strict))
+    root = linted.result.intent
+    if linted.result.exit_code != ExitCode.OK or root is None or rebuild.inputs is None:
+        return linted  # load_plans reports it
+    names = root.network_names()
+    if network is not None and network not in names:
+        return linted
+    held: list[SameModel] = []
+    try:
+        for net in [network] if network is not None else names:
+            model = model_digest(root, net, rebuild.options, rebuild.code)
+            tree = root.network_view(net).intent.fabric.name  # what the design names the plan, and so the tree
+            same = None if model is None else SameModel.check(out, tree, model)
+            if same is None:
+                return linted
+            held.append(same)
+        try:
+            for same in held:
+                same.restamp(rebuild.inputs)
+        except OSError:
+            return linted  # a tree restamped already is still true to its manifest; the build goes on
+    finally:
+        for same in held:
+            same.close()
+    elapsed = time.perf_counter() - started
+    files = sum(len(same.manifest.files) for same in held)
+    trees = ", ".join(str(out / root.network_view(n).intent.fabric.name) for n in ([network] if network else names))
+    typer.echo(
+        f"{trees} {'is' if len(held) == 1 else 'are'} up to date: the intent's text changed but not what it says, "
+        f"so netfab would build the same files ({files:,} files; the manifest records the new inputs, nothing "
+        f"else written) in {elapsed:.2f} s",
         err=True,
     )
     raise typer.Exit(ExitCode.OK)

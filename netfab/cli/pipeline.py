@@ -21,6 +21,7 @@ from netfab.core.findings import Finding, has_errors, sorted_findings
 if TYPE_CHECKING:
     from netfab.design import FabricPlan
     from netfab.intent import Intent
+    from netfab.lint.api import LintResult
     from netfab.lint.registry import RuleRegistry
     from netfab.load import IntentSource
 
@@ -68,15 +69,19 @@ def load_plans(
     lab: bool = False,
     networks: list[str] | None = None,
     bgp: bool = True,
+    linted: tuple[IntentSource, LintResult] | None = None,
 ) -> list[Loaded]:
     """load_plan for several networks of one intent (every network when `networks` is None), linting the
-    intent once."""
+    intent once; `linted` is the intent at `paths` loaded and linted with `strict` already."""
     from netfab.lint.api import lint_source
     from netfab.lint.registry import RuleRegistry, default_registry
     from netfab.load import load_intent_source
 
-    source = load_intent_source(paths)
-    result = lint_source(source, strict=strict)
+    if linted is None:
+        source = load_intent_source(paths)
+        result = lint_source(source, strict=strict)
+    else:
+        source, result = linted
     if result.exit_code != ExitCode.OK or result.intent is None:
         print_findings(result.findings, source.files)
         raise typer.Exit(result.exit_code)

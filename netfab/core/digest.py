@@ -60,13 +60,13 @@ def code_digest(platforms_path: str = "") -> str:
     return h.hexdigest()
 
 
-def inputs_digest(intent_files: Iterable[Path], options: str, platforms_path: str = "") -> str:
+def inputs_digest(intent_files: Iterable[Path], options: str, platforms_path: str = "", code: str = "") -> str:
     """One digest over `options` (what the caller's answer also depends on), the intent files' bytes and
-    code_digest(platforms_path)."""
+    code_digest(platforms_path) (`code`, when the caller has it already)."""
     h = hashlib.blake2b(digest_size=20)
     h.update(f"{options}\0".encode())
     for path in intent_files:
         h.update(f"\0intent {path.name}\0".encode())
         h.update(path.read_bytes())
-    h.update(f"\0code {code_digest(platforms_path)}".encode())
+    h.update(f"\0code {code or code_digest(platforms_path)}".encode())
     return h.hexdigest()

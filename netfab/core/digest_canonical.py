@@ -23,6 +23,7 @@ import dataclasses
 import enum
 import hashlib
 import io
+import ipaddress
 import keyword
 import pickle
 from collections.abc import Callable, Iterable, Sequence
@@ -37,6 +38,15 @@ _ATOMS: frozenset[type] = frozenset({str, int, float, bool, type(None)})
 """Types that are plain as they are (pickle tells True, 1 and 1.0 apart, and a float by its exact bits)."""
 
 _CONTAINERS: frozenset[type] = frozenset({tuple, list, dict, set, frozenset})
+
+_ADDRESSES = (
+    ipaddress.IPv4Address,
+    ipaddress.IPv6Address,
+    ipaddress.IPv4Network,
+    ipaddress.IPv6Network,
+    ipaddress.IPv4Interface,
+    ipaddress.IPv6Interface,
+)
 
 _MEMO_LIMIT = 200_000
 """Entries kept before the memo starts over. It only saves work (a result never depends on it), and most
@@ -230,7 +240,10 @@ def _extras(value: object) -> tuple[object, ...]:
     if isinstance(value, BaseModel):
         extra = value.__pydantic_extra__ or {}
         private = value.__pydantic_private__ or {}
-        return () if not extra and not private else (dict(extra), dict(private))
+        # Which fields the input gave, not only their values: code may read it (a lint rule tells a stated
+        # value from a default), so a value written out and the same value by default are two inputs.
+        given = tuple(sorted(value.model_fields_set))
+        return (given,) if not extra and not private else (given, dict(extra), dict(private))
     own = getattr(value, "__dict__", None) or {}
     names = {f.name for f in dataclasses.fields(value)}  # type: ignore[arg-type]
     rest = {k: v for k, v in sorted(own.items()) if k not in names}
@@ -241,6 +254,9 @@ def _shape(cls: type) -> _Shape:
     tag = f"{cls.__module__}.{cls.__qualname__}".encode()
     if issubclass(cls, enum.Enum):
         return _Shape(tag, lambda member: (member.name,), False, False, lambda seq: [(m.name,) for m in seq])
+    if issubclass(cls, _ADDRESSES):
+        # Immutable values whose text is canonical per class (the compressed form: one text per value).
+        return _Shape(tag, lambda value: (str(value),), False, False, lambda seq: [(str(v),) for v in seq])
     if issubclass(cls, BaseModel):
         values, rows = _getters(tuple(cls.model_fields))
         return _Shape(tag, values, True, True, rows)

@@ -285,14 +285,16 @@ def build(
     inputs: str | None = None,
     explain: Explain | None = None,
     seeded: AtomicTree | None = None,
+    model: str | None = None,
 ) -> BuildResult:
     """Render and atomically write build/<fabric>/. Raises (and leaves the old tree) on any failure.
 
     `inputs` is the build's inputs digest (netfab.render.manifest.inputs_digest), recorded in the manifest so
-    the next build with the same inputs can skip (up_to_date); only a full build records it. Files whose bytes
-    did not change keep their inode; `explain` is called on every file that did (see Explain). `seeded` is a
-    staging tree for this plan's target already holding the previous build's files (netfab.render.preseed);
-    the build takes it over, swapping it in or removing it."""
+    the next build with the same inputs can skip (up_to_date); only a full build records it, and with it
+    `model` (netfab.render.manifest.model_digest: the next build of the same validated intent skips too).
+    Files whose bytes did not change keep their inode; `explain` is called on every file that did (see
+    Explain). `seeded` is a staging tree for this plan's target already holding the previous build's files
+    (netfab.render.preseed); the build takes it over, swapping it in or removing it."""
     # The plan (~10^6 objects at 100k GPUs) lives through the whole build: freeze it out of the cyclic GC, or
     # every full collection the build's allocations trigger walks it (measured at clos3-24k: 195 collections,
     # 0.47 s of a one-knob rebuild), and forked workers would copy-on-write touch its pages doing the same.
@@ -301,7 +303,7 @@ def build(
     try:
         if frozen_here:
             gc.freeze()
-        return _build(plan, out_root, selection, progress, workers, inputs, explain, seeded)
+        return _build(plan, out_root, selection, progress, workers, inputs, explain, seeded, model)
     except BaseException:
         if seeded is not None:  # failed before its tree was taken over (else already removed or swapped in)
             seeded.abort()
@@ -320,6 +322,7 @@ def _build(
     inputs: str | None,
     explain: Explain | None,
     seeded: AtomicTree | None,
+    model: str | None,
 ) -> BuildResult:
     target = out_root / safe_relpath(plan.name).name
     devices = [d for d in plan.devices.values() if selection.wants_device(d)]
@@ -361,7 +364,8 @@ def _build(
         result.files = sum(len(part.records) for part in slices)
         if seeded is not None:
             prune(tree.staging, set(records))
-        manifest = Manifest(None if selection.partial else inputs, records)
+        full = not selection.partial and inputs is not None
+        manifest = Manifest(inputs if full else None, records, model if full else None)
         result.manifest = manifest
         tree.write(MANIFEST, manifest.to_json())
     return result

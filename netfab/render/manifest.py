@@ -21,6 +21,7 @@ Nothing outside the tree is cached.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -60,10 +61,17 @@ class FileRecord:
 class Manifest:
     inputs: str | None
     files: dict[str, FileRecord] = field(default_factory=dict)
+    model: str | None = None
+    """The digest of what the tree's network was designed from once the intent is validated (model_digest), so
+    an edit that changes the intent's bytes but not what it says (a comment, an order, a default written out
+    changes it) is known without a design; only a full build records it."""
 
     def to_json(self) -> str:
         files = {rel: _row(r) for rel, r in sorted(self.files.items())}
-        return json.dumps({"format": FORMAT, "inputs": self.inputs, "files": files}, separators=(",", ":")) + "\n"
+        head: dict[str, object] = {"format": FORMAT, "inputs": self.inputs}
+        if self.model is not None:
+            head["model"] = self.model
+        return json.dumps({**head, "files": files}, separators=(",", ":")) + "\n"
 
     def intact(self, root: Path) -> bool:
         """Every recorded file is on disk as written (one stat each; nothing is read).
@@ -75,27 +83,39 @@ class Manifest:
         except OSError:
             return False
         try:
-            for rel, record in self.files.items():
-                try:
-                    st = os.stat(rel, dir_fd=tree)
-                except OSError:
-                    return False
-                if not record.matches(st):
-                    return False
-            return True
+            return self.intact_at(tree)
         finally:
             os.close(tree)
+
+    def intact_at(self, tree: int) -> bool:
+        """`intact` for the tree open as the directory descriptor `tree`."""
+        for rel, record in self.files.items():
+            try:
+                st = os.stat(rel, dir_fd=tree, follow_symlinks=False)
+            except OSError:
+                return False
+            if not record.matches(st):
+                return False
+        return True
 
 
 def read_manifest(root: Path) -> Manifest | None:
     """The tree's manifest, or None when it has none or it cannot be trusted (then everything is rewritten)."""
     try:
-        data = json.loads((root / MANIFEST).read_text(encoding="utf-8"))
+        text = (root / MANIFEST).read_bytes()
+    except OSError:
+        return None
+    return _parse(text)
+
+
+def _parse(text: bytes) -> Manifest | None:
+    try:
+        data = json.loads(text)
         if data.get("format") != FORMAT:
             return None
         files = {rel: _record(v) for rel, v in data["files"].items()}
-        inputs = data.get("inputs")
-        return Manifest(inputs if isinstance(inputs, str) else None, files)
+        inputs, model = data.get("inputs"), data.get("model")
+        return Manifest(inputs if isinstance(inputs, str) else None, files, model if isinstance(model, str) else None)
     except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
         return None
 
@@ -117,12 +137,20 @@ def digest_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:32]
 
 
-def inputs_digest(intent_files: Iterable[Path], options: str) -> str:
+def inputs_digest(intent_files: Iterable[Path], options: str, code: str = "") -> str:
     """The build's inputs digest (netfab.core.digest: intent bytes, netfab's code and data, templates, added
-    platform records, library versions), under this manifest format."""
+    platform records, library versions), under this manifest format; `code` is code_digest() when the caller
+    has it already."""
     from netfab.platforms import ENV_PATH
 
-    return digest.inputs_digest(intent_files, f"netfab-build {FORMAT}\0{options}", os.environ.get(ENV_PATH, ""))
+    return digest.inputs_digest(intent_files, f"netfab-build {FORMAT}\0{options}", os.environ.get(ENV_PATH, ""), code)
+
+
+def code_digest() -> str:
+    """netfab.core.digest.code_digest with the added platform records of this process's environment."""
+    from netfab.platforms import ENV_PATH
+
+    return digest.code_digest(os.environ.get(ENV_PATH, ""))
 
 
 def built_tree(out_root: Path, plan_name: str) -> tuple[Path, Manifest] | None:
@@ -138,6 +166,84 @@ def built_tree(out_root: Path, plan_name: str) -> tuple[Path, Manifest] | None:
         return None
     manifest = read_manifest(target)
     return None if manifest is None else (target, manifest)
+
+
+def model_digest(intent: object, network: str, options: str, code: str) -> str | None:
+    """The digest recorded as Manifest.model: the validated intent as a whole (every network is designed from
+    the root intent), the network the tree is of, the build's options and netfab's code (code_digest), under this
+    manifest format; None when the intent holds a value with no canonical form (then no build records one)."""
+    from netfab.core.digest_canonical import CanonicalDigest, NotCanonical
+
+    try:
+        return CanonicalDigest().digest(f"netfab-model {FORMAT}", options, network, code, intent)
+    except NotCanonical:
+        return None
+
+
+class SameModel:
+    """A built tree, held open, whose manifest records `model` and every file of which is still as written:
+    the same validated intent and the same netfab, so a design and a render would give this very tree.
+    `restamp` then records the new inputs digest, writing nothing else. Held by descriptor from the check to
+    the restamp, so a tree another build swaps in meanwhile is never stamped with these inputs (the stamp
+    lands in the tree that was checked, wherever it went)."""
+
+    def __init__(self, fd: int, manifest: Manifest) -> None:
+        self._fd = fd
+        self.manifest = manifest
+
+    @classmethod
+    def check(cls, out_root: Path, plan_name: str, model: str) -> SameModel | None:
+        from netfab.render.writer import UnsafePath, safe_relpath
+
+        try:
+            target = out_root / safe_relpath(plan_name).name
+            fd = os.open(target, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except (UnsafePath, OSError):
+            return None
+        try:
+            manifest = _read_at(fd)
+            if (
+                manifest is not None
+                and manifest.inputs is not None
+                and manifest.model == model
+                and manifest.intact_at(fd)
+            ):
+                return cls(fd, manifest)
+        except BaseException:
+            os.close(fd)
+            raise
+        os.close(fd)
+        return None
+
+    def restamp(self, inputs: str) -> None:
+        """Replace the manifest by the same one naming `inputs`: a new file renamed over it, both flushed."""
+        self.manifest.inputs = inputs
+        data = self.manifest.to_json().encode("utf-8")
+        temp = f"{MANIFEST}.{os.getpid()}.tmp"
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC
+        out = os.open(temp, flags, 0o666, dir_fd=self._fd)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(out, view) :]
+            os.fsync(out)
+        finally:
+            os.close(out)
+        os.replace(temp, MANIFEST, src_dir_fd=self._fd, dst_dir_fd=self._fd)
+        with contextlib.suppress(OSError):  # some file systems refuse fsync on a directory (netfab.core.fs)
+            os.fsync(self._fd)
+
+    def close(self) -> None:
+        os.close(self._fd)
+
+
+def _read_at(tree: int) -> Manifest | None:
+    try:
+        fd = os.open(MANIFEST, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=tree)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as fh:
+        return _parse(fh.read())
 
 
 def up_to_date(plan_name: str, out_root: Path, inputs: str) -> Manifest | None:
