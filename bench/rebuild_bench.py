@@ -7,15 +7,17 @@ and design the changed intent to know what changed) and a full build.
 Each change alternates between two versions of the intent, so every run is a change and every tree it
 rebuilds is the previous run's (the usual case):
 
-  comment            a YAML comment: no device changes (the intent's bytes do, so this is no no-op)
+  comment            a YAML comment: the intent's bytes change, the validated intent does not (since a82faf1
+                     the build sees that after linting and restamps the manifest: no design, no render)
   superspine loops   the superspines' loopback pool: 28 switch configs (and the inventory)
   spine loops        the spines' loopback pool: 512 switch configs
   leaf loops         the leaves' loopback pool: 6,144 switch configs
   PFC watchdog       the watchdog's detect time: every switch config (6,684)
 
 Per row: median wall and CPU (user + system of netfab and its workers) of -n whole-process runs pinned to 2
-cores, and the files the last run wrote. The fit is wall = fixed + per-device x devices over the change rows
-(least squares); "fixed - lint" is what a rebuild costs beyond linting the intent when it changes nothing.
+cores, and the files the last run wrote. The fit is wall = fixed + per-device x devices over the rows of
+changes that change a device (least squares); "fixed - lint" is what a rebuild of a changed design costs
+beyond linting the intent.
 --compare DIR runs another source tree (e.g. an export of an older commit) beside it, change by change.
 """
 
@@ -120,8 +122,9 @@ def bench(
 
 
 def _fit(rows: dict[str, Row], changes: tuple[Change, ...]) -> tuple[float, float]:
-    xs = [rows[c.label].devices for c in changes]
-    ys = [rows[c.label].median for c in changes]
+    changed = [c for c in changes if rows[c.label].devices > 0]
+    xs = [rows[c.label].devices for c in changed]
+    ys = [rows[c.label].median for c in changed]
     slope, fixed = statistics.linear_regression(xs, ys)
     return fixed, slope
 
@@ -152,7 +155,7 @@ def main() -> int:
             cells.append(f"{row.median:>6.2f}s {statistics.median(row.cpu):>5.2f}s {row.written:>8,}")
         print(f"{key:<18} {count:>8} " + " ".join(cells))
     for name, rows in zip(names, results, strict=True):
-        if len({rows[c.label].devices for c in changes}) < 2:
+        if len({rows[c.label].devices for c in changes} - {0}) < 2:
             continue  # no line through one point
         fixed, slope = _fit(rows, changes)
         lint = rows["lint (cold)"].median

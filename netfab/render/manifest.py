@@ -25,6 +25,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -201,6 +202,10 @@ class SameModel:
         except (UnsafePath, OSError):
             return None
         try:
+            head = _head_at(fd)
+            if head is not None and (head[0] is None or head[1] != model):
+                os.close(fd)
+                return None  # not this model: the 2 MB of file records need not be parsed to know
             manifest = _read_at(fd)
             if (
                 manifest is not None
@@ -237,6 +242,30 @@ class SameModel:
         os.close(self._fd)
 
 
+_HEAD = re.compile(rb'\{"format":(\d+),"inputs":(?:null|"([0-9a-f]+)")(?:,"model":"([0-9a-f]+)")?,"files":')
+"""The head of a manifest as Manifest.to_json writes it: format, inputs, model, then the file records."""
+
+
+def _head_at(tree: int) -> tuple[str | None, str | None] | None:
+    """(inputs, model) as the head of the tree's manifest states them, read without parsing its file records;
+    None when there is no head of that form (then only a full parse tells). A check that fails on the head is
+    a rebuild, which is always safe; one that passes on it is made again on the full parse."""
+    try:
+        fd = os.open(MANIFEST, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=tree)
+    except OSError:
+        return None
+    try:
+        found = _HEAD.match(os.pread(fd, 256, 0))
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    if found is None or int(found.group(1)) != FORMAT:
+        return None
+    inputs, model = found.group(2), found.group(3)
+    return (None if inputs is None else inputs.decode()), (None if model is None else model.decode())
+
+
 def _read_at(tree: int) -> Manifest | None:
     try:
         fd = os.open(MANIFEST, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=tree)
@@ -249,6 +278,18 @@ def _read_at(tree: int) -> Manifest | None:
 def up_to_date(plan_name: str, out_root: Path, inputs: str) -> Manifest | None:
     """The manifest of out_root/<fabric>/ when that tree was built from exactly `inputs` and every file in it is
     still as written, i.e. a build would write the same bytes: then nothing needs rendering or writing."""
+    from netfab.render.writer import UnsafePath, safe_relpath
+
+    try:
+        fd = os.open(out_root / safe_relpath(plan_name).name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except (UnsafePath, OSError):
+        return None
+    try:
+        head = _head_at(fd)
+    finally:
+        os.close(fd)
+    if head is not None and head[0] != inputs:
+        return None  # other inputs, told by the head alone (a rebuild's usual case)
     tree = built_tree(out_root, plan_name)
     if tree is None:
         return None

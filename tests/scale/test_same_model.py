@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from netfab.render.manifest import MANIFEST, SameModel, read_manifest
+from netfab.render.manifest import MANIFEST, SameModel, read_manifest, up_to_date
 from tests.scale.conftest import Cli
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -172,3 +172,27 @@ def test_the_model_digest_is_the_same_in_every_process(intent: Path) -> None:
         assert done.returncode == 0, done.stderr
         seen.add(done.stdout)
     assert len(seen) == 1 and "None" not in seen.pop()
+
+
+def test_the_head_only_ever_spares_a_parse(cli: Cli, tmp_path: Path) -> None:
+    """The manifest's head (format, inputs, model, as netfab writes it) answers "not these inputs" or "not this
+    model" without parsing 19,000 file records; any other answer comes from the full parse."""
+    out = tmp_path / "build"
+    _built(cli, RAIL, out)
+    path = out / "rail-4su" / MANIFEST
+    data = json.loads(path.read_text())
+    inputs, model = data["inputs"], data["model"]
+    assert up_to_date("rail-4su", out, inputs) is not None
+    assert up_to_date("rail-4su", out, "0" * 40) is None
+    # Keys in another order: no head of netfab's form, so the full parse answers, the same way.
+    path.write_text(json.dumps({"files": data["files"], "model": model, "inputs": inputs, "format": 2}))
+    assert up_to_date("rail-4su", out, inputs) is not None
+    held = SameModel.check(out, "rail-4su", model)
+    assert held is not None
+    held.close()
+    # A head that names these inputs while a later key says otherwise: the full parse has the last word.
+    text = json.dumps(data, separators=(",", ":"))
+    path.write_text(text[:-1] + ',"inputs":"' + "1" * 40 + '","model":"' + "2" * 32 + '"}')
+    assert path.read_text().startswith('{"format":2,"inputs":"' + inputs)
+    assert up_to_date("rail-4su", out, inputs) is None
+    assert SameModel.check(out, "rail-4su", model) is None
