@@ -190,7 +190,7 @@ def _unchanged_build(intent: list[Path], out: Path, strict: bool, started: float
     Same inputs, same netfab: the lint and design that built that tree would give the same answer, so neither
     runs again."""
     from netfab.load import load_intent_source
-    from netfab.render.manifest import code_digest, inputs_digest, up_to_date
+    from netfab.render.manifest import code_digest, source_digest, up_to_date
 
     source = load_intent_source(intent)
     options = f"strict={strict}"
@@ -199,7 +199,12 @@ def _unchanged_build(intent: list[Path], out: Path, strict: bool, started: float
         return Rebuild(source, options, code, None, [])  # load_plan reports it
     fabric = source.data.get("fabric") if isinstance(source.data, dict) else None
     name = fabric.get("name") if isinstance(fabric, dict) else None
-    digest = inputs_digest(source.files, options, code)
+    # The bytes this very parse read: lint, design and the model check all use it, so the tree is stamped with
+    # the text it was built from even if a file is saved meanwhile.
+    read = source.read_as_parsed()
+    if read is None:
+        return Rebuild(source, options, code, None, [])
+    digest = source_digest(read, options, code)
     if not isinstance(name, str) or not name:
         return Rebuild(source, options, code, digest, [])
     # Every selected network's tree (out/<fabric>/, out/<fabric>-<network>/) must be up to date; names are
@@ -268,7 +273,7 @@ def _unchanged_model(rebuild: Rebuild, out: Path, strict: bool, network: str | N
     typer.echo(
         f"{trees} {'is' if len(held) == 1 else 'are'} up to date: the intent's text changed but not what it says, "
         f"so netfab would build the same files ({files:,} files; the manifest records the new inputs, nothing "
-        f"else written) in {elapsed:.2f} s",
+        f"else written; its notes and warnings are that build's: `netfab lint` lists them) in {elapsed:.2f} s",
         err=True,
     )
     raise typer.Exit(ExitCode.OK)

@@ -70,7 +70,9 @@ def deploy(
         except OSError as exc:
             raise output_error(events, exc) from None
     show_diff = show_diff and str(events) != "-"  # stdout carries the JSON lines then, and nothing else
-    loaded = load_plan(intent, strict=strict, lab=lab is not None, network=network)
+    # Without BGP sessions, as `netfab build` designs it: the tree it writes then reuses that build's files
+    # (same digests), and each reader derives a switch's sessions (render_device, verify's sessions_of).
+    loaded = load_plan(intent, strict=strict, lab=lab is not None, network=network, bgp=False)
     plan = loaded.plan
     build_root = build_root_for(build_root, lab)
     book_path = playbook or (

@@ -35,12 +35,14 @@ def cache_dir() -> Path:
     return Path(base) / "netfab"
 
 
-def lint_key(paths: Sequence[Path], files: Sequence[Path], options: str) -> str:
-    from netfab.core.digest import inputs_digest
+def lint_key(paths: Sequence[Path], read: Sequence[tuple[Path, bytes]], options: str) -> str:
+    """The key of a lint of `paths` whose files held `read` (IntentSource.read_as_parsed: the bytes the lint
+    parses, so a file saved meanwhile never files one text's findings under the other's key)."""
+    from netfab.core.digest import contents_digest
     from netfab.platforms import ENV_PATH
 
     given = "\0".join(str(p) for p in paths)
-    return inputs_digest(files, f"netfab-lint {FORMAT}\0{options}\0{given}", os.environ.get(ENV_PATH, ""))
+    return contents_digest(read, f"netfab-lint {FORMAT}\0{options}\0{given}", os.environ.get(ENV_PATH, ""))
 
 
 def _location(loc: Location) -> list[Any]:

@@ -84,10 +84,11 @@ def _lint(paths: list[Path], strict: bool, plan: bool, cache: bool = True) -> _O
 
     source = load_intent_source(paths)
     key = None
-    if cache and not source.unreadable:
+    read = source.read_as_parsed()
+    if cache and not source.unreadable and read is not None:
         from netfab.cli import lint_cache
 
-        key = lint_cache.lint_key(paths, source.files, f"strict={strict} plan={plan}")
+        key = lint_cache.lint_key(paths, read, f"strict={strict} plan={plan}")
         hit = lint_cache.load(key)
         if hit is not None:
             findings, code, skipped = hit

@@ -52,7 +52,9 @@ def rollback(
     if not intent:
         err_console.print("netfab rollback: give the fabric's intent: netfab rollback RUN_ID INTENT...")
         raise typer.Exit(ExitCode.USAGE)
-    loaded = load_plan(intent, strict=strict, lab=lab is not None, network=network)
+    # Without BGP sessions, as `netfab build` designs it: the tree it writes then reuses that build's files
+    # (same digests), and each reader derives a switch's sessions (render_device, verify's sessions_of).
+    loaded = load_plan(intent, strict=strict, lab=lab is not None, network=network, bgp=False)
     plan = loaded.plan
     build_root = build_root_for(build_root, lab)
     lock = lock_fabric(runs, plan.name, "rollback")

@@ -44,7 +44,9 @@ def verify(
     from netfab.verify.results import failed
     from netfab.verify.run import verify_fabric
 
-    loaded = load_plan(intent, strict=strict, lab=lab is not None, network=network)
+    # Without BGP sessions, as `netfab build` designs it: the tree it writes then reuses that build's files
+    # (same digests), and each reader derives a switch's sessions (render_device, verify's sessions_of).
+    loaded = load_plan(intent, strict=strict, lab=lab is not None, network=network, bgp=False)
     plan = loaded.plan
     build_root = build_root_for(build_root, lab)
     run_build(plan, build_root)  # an inventory that matches this intent, never a stale one

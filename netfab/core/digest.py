@@ -63,10 +63,17 @@ def code_digest(platforms_path: str = "") -> str:
 def inputs_digest(intent_files: Iterable[Path], options: str, platforms_path: str = "", code: str = "") -> str:
     """One digest over `options` (what the caller's answer also depends on), the intent files' bytes and
     code_digest(platforms_path) (`code`, when the caller has it already)."""
+    return contents_digest(((p, p.read_bytes()) for p in intent_files), options, platforms_path, code)
+
+
+def contents_digest(
+    intent: Iterable[tuple[Path, bytes]], options: str, platforms_path: str = "", code: str = ""
+) -> str:
+    """inputs_digest over the intent files' bytes as given (those a parse read: IntentSource.read_as_parsed)."""
     h = hashlib.blake2b(digest_size=20)
     h.update(f"{options}\0".encode())
-    for path in intent_files:
+    for path, data in intent:
         h.update(f"\0intent {path.name}\0".encode())
-        h.update(path.read_bytes())
+        h.update(data)
     h.update(f"\0code {code or code_digest(platforms_path)}".encode())
     return h.hexdigest()

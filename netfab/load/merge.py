@@ -28,6 +28,15 @@ class IntentSource:
     source_map: SourceMap
     findings: list[Finding] = field(default_factory=list)
     files: list[Path] = field(default_factory=list)
+    contents: dict[Path, bytes] = field(default_factory=dict)
+    """Each file's bytes as read for this very parse: a digest of the intent is taken over these, never over a
+    second read, or a file saved in between would be built from one text and recorded as the other."""
+
+    def read_as_parsed(self) -> list[tuple[Path, bytes]] | None:
+        """(file, bytes) of every input file as parsed, in order; None when some file was not read."""
+        if any(f not in self.contents for f in self.files):
+            return None
+        return [(f, self.contents[f]) for f in self.files]
 
     @property
     def unreadable(self) -> bool:
@@ -40,9 +49,12 @@ def load_intent_source(paths: Sequence[Path]) -> IntentSource:
     data: dict[Any, Any] = {}
     source_map = SourceMap(default=Location(str(files[0]) if files else str(paths[0]) if paths else "<input>"))
     named: list[tuple[Path, str, Location]] = []
+    contents: dict[Path, bytes] = {}
     for file in files:
         parsed = parse_yaml_file(file)
         findings.extend(parsed.findings)
+        if parsed.raw is not None:
+            contents[file] = parsed.raw
         if parsed.data is None:
             continue
         # A file with its own topology and fabric name is a whole intent; one that only renames the fabric
@@ -56,7 +68,7 @@ def load_intent_source(paths: Sequence[Path]) -> IntentSource:
             data, source_map = parsed.data, parsed.source_map
     if len({name for _, name, _ in named}) > 1:
         findings.append(_separate_fabrics(named))
-    return IntentSource(data, source_map, findings, files)
+    return IntentSource(data, source_map, findings, files, contents)
 
 
 def _separate_fabrics(named: list[tuple[Path, str, Location]]) -> Finding:

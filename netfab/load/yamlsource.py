@@ -101,6 +101,8 @@ class ParsedFile:
     data: dict[Any, Any] | None
     source_map: SourceMap
     findings: list[Finding]
+    raw: bytes | None = None
+    """The bytes read (parse_yaml_file), so what is digested is what was parsed, not a later read."""
 
 
 def parse_yaml_file(path: Path, kind: str = "intent") -> ParsedFile:
@@ -124,7 +126,9 @@ def parse_yaml_file(path: Path, kind: str = "intent") -> ParsedFile:
         line, column = _position(before, len(before))
         msg = f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start})"
         return _failed(path, _finding("LOAD001", msg, Location(name, line, column), "save the file as UTF-8"))
-    return parse_yaml_text(text, path, kind)
+    parsed = parse_yaml_text(text, path, kind)
+    parsed.raw = raw
+    return parsed
 
 
 class _NotRegular(Exception):

@@ -147,6 +147,13 @@ def inputs_digest(intent_files: Iterable[Path], options: str, code: str = "") ->
     return digest.inputs_digest(intent_files, f"netfab-build {FORMAT}\0{options}", os.environ.get(ENV_PATH, ""), code)
 
 
+def source_digest(intent: list[tuple[Path, bytes]], options: str, code: str) -> str:
+    """inputs_digest over the intent files' bytes as a parse read them (IntentSource.read_as_parsed)."""
+    from netfab.platforms import ENV_PATH
+
+    return digest.contents_digest(intent, f"netfab-build {FORMAT}\0{options}", os.environ.get(ENV_PATH, ""), code)
+
+
 def code_digest() -> str:
     """netfab.core.digest.code_digest with the added platform records of this process's environment."""
     from netfab.platforms import ENV_PATH

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from netfab.load import IntentSource
 from netfab.render.manifest import MANIFEST, SameModel, read_manifest, up_to_date
 from tests.scale.conftest import Cli
 
@@ -196,3 +197,56 @@ def test_the_head_only_ever_spares_a_parse(cli: Cli, tmp_path: Path) -> None:
     assert path.read_text().startswith('{"format":2,"inputs":"' + inputs)
     assert up_to_date("rail-4su", out, inputs) is None
     assert SameModel.check(out, "rail-4su", model) is None
+
+
+def _saved_meanwhile(monkeypatch: pytest.MonkeyPatch, intent: Path, old: str, new: str) -> None:
+    """The intent is saved with `new` in place of `old` right after a verb first read and parsed it (an
+    editor's save landing while netfab works)."""
+    import netfab.load as load_module
+
+    real = load_module.load_intent_source
+
+    def load_intent_source(paths: list[Path]) -> IntentSource:
+        source = real(paths)
+        text = intent.read_text(encoding="utf-8")
+        if old in text:
+            intent.write_text(text.replace(old, new), encoding="utf-8")
+        return source
+
+    monkeypatch.setattr(load_module, "load_intent_source", load_intent_source)
+
+
+def test_a_file_saved_during_a_build_is_stamped_as_the_text_it_was_built_from(
+    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    intent = tmp_path / "rail-4su.yaml"
+    intent.write_text(RAIL.read_text(encoding="utf-8"), encoding="utf-8")
+    out = tmp_path / "build"
+    with monkeypatch.context() as patch:
+        _saved_meanwhile(patch, intent, "kmin: 150KB", "kmin: 200KB")
+        _built(cli, intent, out)
+    assert "kmin: 200KB" in intent.read_text(encoding="utf-8")
+    # Built from the text read first (150KB), so recorded as that text: the saved one is a change.
+    text = _built(cli, intent, out)
+    assert "is up to date" not in text and "written)" in text and ", 0 written)" not in text
+    fresh = tmp_path / "fresh"
+    _built(cli, intent, fresh)
+    assert {p.name: p.read_bytes() for p in (out / "rail-4su" / "configs").iterdir()} == {
+        p.name: p.read_bytes() for p in (fresh / "rail-4su" / "configs").iterdir()
+    }
+
+
+def test_a_file_saved_during_a_lint_never_files_its_findings_under_the_other_text(
+    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("NETFAB_CACHE_DIR", str(tmp_path / "cache"))
+    intent = tmp_path / "rail-4su.yaml"
+    good = RAIL.read_text(encoding="utf-8")
+    intent.write_text(good, encoding="utf-8")
+    bad = good.replace("kmin: 150KB", "kmin: 2000KB")  # above kmax: an error
+    with monkeypatch.context() as patch:
+        _saved_meanwhile(patch, intent, "kmin: 150KB", "kmin: 2000KB")
+        code, _ = cli("lint", str(intent))
+    assert code == 0 and intent.read_text(encoding="utf-8") == bad  # linted the text it read first
+    code, text = cli("lint", str(intent))
+    assert code == 1, text  # the saved text's own answer, not the first text's from the cache
