@@ -235,13 +235,19 @@ class SameModel:
         flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC
         out = os.open(temp, flags, 0o666, dir_fd=self._fd)
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(out, view) :]
-            os.fsync(out)
-        finally:
-            os.close(out)
-        os.replace(temp, MANIFEST, src_dir_fd=self._fd, dst_dir_fd=self._fd)
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(out, view) :]
+                os.fsync(out)
+            finally:
+                os.close(out)
+            os.replace(temp, MANIFEST, src_dir_fd=self._fd, dst_dir_fd=self._fd)
+        except BaseException:
+            # A full disk, an interrupt: the old manifest stays, and no half-written one is left beside it.
+            with contextlib.suppress(OSError):
+                os.unlink(temp, dir_fd=self._fd)
+            raise
         with contextlib.suppress(OSError):  # some file systems refuse fsync on a directory (netfab.core.fs)
             os.fsync(self._fd)
 

@@ -250,3 +250,34 @@ def test_a_file_saved_during_a_lint_never_files_its_findings_under_the_other_tex
     assert code == 0 and intent.read_text(encoding="utf-8") == bad  # linted the text it read first
     code, text = cli("lint", str(intent))
     assert code == 1, text  # the saved text's own answer, not the first text's from the cache
+
+
+def test_a_restamp_that_fails_leaves_the_old_manifest_and_nothing_beside_it(
+    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "build"
+    _built(cli, RAIL, out)
+    tree = out / "rail-4su"
+    before = (tree / MANIFEST).read_bytes()
+    names = sorted(p.name for p in tree.iterdir())
+    manifest = read_manifest(tree)
+    assert manifest is not None and manifest.model is not None
+    held = SameModel.check(out, "rail-4su", manifest.model)
+    assert held is not None
+
+    def full(fd: int, data: object) -> int:
+        raise OSError(28, "No space left on device")
+
+    try:
+        with monkeypatch.context() as patch, pytest.raises(OSError, match="No space"):
+            patch.setattr(os, "write", full)
+            held.restamp("new inputs")
+    finally:
+        held.close()
+    assert (tree / MANIFEST).read_bytes() == before
+    assert sorted(p.name for p in tree.iterdir()) == names  # no half-written manifest beside it
+    # A build over it goes on as an ordinary rebuild when the restamp cannot be written.
+    with monkeypatch.context() as patch:
+        patch.setattr(SameModel, "restamp", lambda self, inputs: full(0, b""))
+        text = _built(cli, _edited(tmp_path, RAIL), out)
+    assert SAME not in text and ", 0 written)" in text
