@@ -9,7 +9,6 @@ so it does not touch, and so copy, the parent's objects), with templates compile
 
 from __future__ import annotations
 
-import gc
 import multiprocessing
 import os
 import time
@@ -22,6 +21,7 @@ from netfab.audit.group import group_drifts
 from netfab.audit.intended import BuiltConfigs, intended_files
 from netfab.audit.model import AuditReport, Collected, DeviceAudit, DeviceMeta
 from netfab.audit.rules import AuditRules
+from netfab.core import gcfreeze
 from netfab.core.events import Advance
 from netfab.design.plan import DevicePlan, FabricPlan
 
@@ -75,11 +75,10 @@ def audit_devices(
     chunks = workers * 8
     bounds = [(len(devices) * i // chunks, len(devices) * (i + 1) // chunks) for i in range(chunks)]
     _JOB = (devices, source, rules, built)
-    frozen_by_caller = gc.get_freeze_count() > 0  # the CLI freezes the plan for the whole run: leave it so
-    gc.freeze()
     try:
-        results: list[DeviceAudit] = []
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
+        # The CLI freezes the plan for the whole run: then it stays so (netfab.core.gcfreeze).
+        with gcfreeze.block(), multiprocessing.get_context("fork").Pool(workers) as pool:
+            results: list[DeviceAudit] = []
             for b, part in zip(bounds, pool.imap(_audit_slice, bounds), strict=True):
                 results.extend(part)
                 if progress:
@@ -87,8 +86,6 @@ def audit_devices(
         return results
     finally:
         _JOB = None
-        if not frozen_by_caller:
-            gc.unfreeze()
 
 
 def device_meta(plan: FabricPlan) -> dict[str, DeviceMeta]:

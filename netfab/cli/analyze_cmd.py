@@ -19,6 +19,7 @@ import typer
 
 from netfab.cli.options import Intent, NetworkSelect, check_lab_prefix
 from netfab.cli.report_options import FormatOption, OutputOption
+from netfab.core import gcfreeze
 from netfab.core.exitcodes import ExitCode
 from netfab.report import ReportFormat
 
@@ -148,7 +149,7 @@ def analyze(
     try:
         loaded = load_plan(intent, strict=strict, network=network, bgp=False)  # the analysis reads no BGP session
     finally:
-        gc.freeze()
+        gcfreeze.for_good()
         gc.enable()
     plan = loaded.plan
     options = AnalyzeOptions(

@@ -30,6 +30,7 @@ from netfab.cli.options import (
     Strict,
 )
 from netfab.cli.report_options import FormatOption, OutputOption
+from netfab.core import gcfreeze
 from netfab.core.exitcodes import ExitCode
 from netfab.core.fs import OutputError
 from netfab.core.validate import output_root
@@ -133,7 +134,7 @@ def audit(
         # from the build, and rendering derives the sessions for any other (netfab.render.device).
         plan = load_plan(intent, strict=strict, lab=lab is not None, network=network, bgp=False).plan
     finally:
-        gc.freeze()
+        gcfreeze.for_good()
         gc.enable()
     names = [d for d in plan.devices if limit is None or fnmatchcase(d, limit)]
     if not names:

@@ -22,6 +22,8 @@ import threading
 from collections.abc import Callable
 from typing import NoReturn, ParamSpec, TypeVar
 
+from netfab.core import gcfreeze
+
 _P = ParamSpec("_P")
 _T = TypeVar("_T")
 
@@ -60,7 +62,7 @@ def outliving(make: Callable[_P, _T], *args: _P.args, **kwargs: _P.kwargs) -> _T
         _kept.append(made)
         return made
     finally:
-        gc.freeze()
+        gcfreeze.for_good()
         if was_enabled:
             gc.enable()
 

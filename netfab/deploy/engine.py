@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import gc
 import json
 import time
 from collections.abc import Callable
@@ -33,6 +32,7 @@ from nornir.core import Nornir
 from nornir.core.task import MultiResult, Result, Task
 from nornir.plugins.runners import ThreadedRunner
 
+from netfab.core import gcfreeze
 from netfab.core.events import DeployEvent, EventKind, HostEvents, Listener
 from netfab.core.outcome import Err, host_outcome
 from netfab.deploy.connection import CONNECTION_NAME
@@ -389,46 +389,41 @@ class Deployer:
         # objects at 10,000 devices) with the GIL held and every device thread stopped: 14 passes, 3.1 s of a
         # 58 s wave. Freezing changes no object's life: refcounting frees as before; only a cycle among these
         # objects that became garbage waits for the first pass after run() (a caller's freeze is its own).
-        frozen_by_caller = gc.get_freeze_count() > 0
-        gc.freeze()
-        try:
-            for wave in waves:
-                if not self.run_wave(wave, outcome):
-                    outcome.ok = False
-                    outcome.message = (
-                        f"dry run: wave {wave.name} could not be diffed"
-                        if self.dry_run
-                        else f"wave {wave.name} failed: rollout stopped, "
-                        + (
-                            f"{self._wave_rolled_back} of its devices rolled back"
-                            if self._wave_rolled_back
-                            else "nothing in that wave was left committed"
-                        )
-                    )
-                    break
-            else:
-                if self.dry_run:
-                    outcome.message = "dry run: nothing changed"
-                elif outcome.failed:
-                    # Within every wave's failure budget, yet some devices never got their config: partial.
-                    outcome.message = (
-                        f"partial: waves confirmed within their failure budgets, but {len(outcome.failed)} "
-                        "devices failed"
-                    )
-                elif outcome.changed:
-                    outcome.message = "all waves confirmed"
-                else:
-                    outcome.message = "in sync: every device already runs its intended config"
-        finally:
+        with gcfreeze.block():
             try:
+                for wave in waves:
+                    if not self.run_wave(wave, outcome):
+                        outcome.ok = False
+                        outcome.message = (
+                            f"dry run: wave {wave.name} could not be diffed"
+                            if self.dry_run
+                            else f"wave {wave.name} failed: rollout stopped, "
+                            + (
+                                f"{self._wave_rolled_back} of its devices rolled back"
+                                if self._wave_rolled_back
+                                else "nothing in that wave was left committed"
+                            )
+                        )
+                        break
+                else:
+                    if self.dry_run:
+                        outcome.message = "dry run: nothing changed"
+                    elif outcome.failed:
+                        # Within every wave's failure budget, yet some devices never got their config: partial.
+                        outcome.message = (
+                            f"partial: waves confirmed within their failure budgets, but {len(outcome.failed)} "
+                            "devices failed"
+                        )
+                    elif outcome.changed:
+                        outcome.message = "all waves confirmed"
+                    else:
+                        outcome.message = "in sync: every device already runs its intended config"
+            finally:
                 closer = self.nr
                 if isinstance(closer.runner, ThreadedRunner):  # the same parallelism, without a Future per host
                     closer = closer.with_runner(HostPool(num_workers=closer.runner.num_workers))
                 closer.close_connections(on_good=True, on_failed=True)
                 self.journal.flush()  # every device file on disk when run() returns
-            finally:
-                if not frozen_by_caller:
-                    gc.unfreeze()
         return outcome
 
 

@@ -11,12 +11,12 @@ leaf, against ~0.28 ms to render it).
 
 from __future__ import annotations
 
-import gc
 import multiprocessing
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from netfab.core import gcfreeze
 from netfab.core.digest import code_digest
 from netfab.design.plan import DevicePlan, FabricPlan, ServerPlan
 from netfab.diff.changes import Explainer
@@ -132,14 +132,11 @@ def compare_plans(a: FabricPlan, b: FabricPlan, workers: int | None = None) -> C
         else:
             chunks = workers * 8
             bounds = [(len(units) * i // chunks, len(units) * (i + 1) // chunks) for i in range(chunks)]
-            gc.freeze()  # as in render.build: keep the forked workers from touching (copying) both plans
-            try:
-                with multiprocessing.get_context("fork").Pool(workers) as pool:
-                    fabric = pool.apply_async(_fabric_files)  # queued first: a worker takes it at once
-                    devices = list(pool.imap(_slice, bounds))
-                    parts = [fabric.get(), *devices]  # merged first, as when the parent compared them
-            finally:
-                gc.unfreeze()
+            # As in render.build: keep the forked workers from touching (copying) both plans.
+            with gcfreeze.block(), multiprocessing.get_context("fork").Pool(workers) as pool:
+                fabric = pool.apply_async(_fabric_files)  # queued first: a worker takes it at once
+                devices = list(pool.imap(_slice, bounds))
+                parts = [fabric.get(), *devices]  # merged first, as when the parent compared them
     finally:
         _JOB = None
     out = Compared()

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
 from pathlib import Path
 
+from netfab.core import gcfreeze
 from netfab.core.digest import code_digest
 from netfab.core.events import Advance
 from netfab.core.fs import OutputError, output_error
@@ -298,19 +299,14 @@ def build(
     # The plan (~10^6 objects at 100k GPUs) lives through the whole build: freeze it out of the cyclic GC, or
     # every full collection the build's allocations trigger walks it (measured at clos3-24k: 195 collections,
     # 0.47 s of a one-knob rebuild), and forked workers would copy-on-write touch its pages doing the same.
-    # A caller that already froze its heap keeps it frozen.
-    frozen_here = gc.get_freeze_count() == 0
+    # A caller that froze its heap for good keeps it frozen (netfab.core.gcfreeze).
     try:
-        if frozen_here:
-            gc.freeze()
-        return _build(plan, out_root, selection, progress, workers, inputs, explain, seeded, model)
+        with gcfreeze.block():
+            return _build(plan, out_root, selection, progress, workers, inputs, explain, seeded, model)
     except BaseException:
         if seeded is not None:  # failed before its tree was taken over (else already removed or swapped in)
             seeded.abort()
         raise
-    finally:
-        if frozen_here:
-            gc.unfreeze()
 
 
 def _build(

@@ -487,15 +487,20 @@ def test_a_clean_rollout_is_complete(rig: Rig) -> None:
     assert out.complete and out.message == "all waves confirmed"
 
 
-def test_a_run_without_a_listener_does_every_step_and_leaves_the_collector_as_it_found_it(rig: Rig) -> None:
+def test_a_run_without_a_listener_does_every_step_and_leaves_the_collector_as_it_found_it(
+    rig: Rig, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # No listener: no Nornir processor builds events (HostEvents) and run() freezes the collector's view of
     # what lives through the run. Every call, state and file must be the same; the freeze must not outlive run().
     import gc
 
+    from netfab.core import gcfreeze
+
     deployer = rig.deployer(two_waves())
     deployer._on_event = None
-    # An earlier test in this process may have left objects frozen (as a CLI verb does on purpose): start from
-    # none, or run() would rightly take the freeze for its caller's and leave it.
+    # An earlier test in this process may have frozen the heap for good (as a CLI verb does on purpose): start
+    # from none, or run() would rightly leave the freeze to its caller.
+    monkeypatch.setattr(gcfreeze, "_for_good", False)
     gc.unfreeze()
     assert gc.get_freeze_count() == 0
     out = deployer.run(two_waves())
@@ -507,7 +512,7 @@ def test_a_run_without_a_listener_does_every_step_and_leaves_the_collector_as_it
             "commit_config", "check", "confirm_commit", "get_config", "close",
         ]  # fmt: skip
         assert rig.state(n) == "confirmed"
-    gc.freeze()  # a caller's own freeze (the CLI's) is the caller's to undo
+    gcfreeze.for_good()  # a caller's freeze for the whole process (the CLI's) is the caller's to undo
     try:
         DEVICES.clear()
         for n in rig.names:
