@@ -2,7 +2,7 @@
 
 `inputs_digest` covers the intent files' bytes, netfab's own code and data (every file of the package: rules,
 platform records, capabilities, templates shipped inside it), the shared templates/ folder, the platform
-records added through NETFAB_PLATFORMS_PATH, and the versions of Python, Jinja2 and PyYAML. Reading the
+records added through NETFAB_PLATFORMS_PATH, and the versions of Python, Jinja2, PyYAML and pydantic. Reading the
 package's ~2 MB costs a few milliseconds; a change anywhere in it changes every digest, which is the point.
 """
 
@@ -52,7 +52,11 @@ def code_digest(platforms_path: str = "") -> str:
     and data, the templates, the added platform records, the library versions). `platforms_path` is
     NETFAB_PLATFORMS_PATH's value (os.pathsep-separated record folders)."""
     h = hashlib.blake2b(digest_size=20)
-    h.update(f"python {py_platform.python_version()} jinja2 {_version('jinja2')} pyyaml {_version('PyYAML')}".encode())
+    # pydantic validates the intent: another release may give another model of the same bytes.
+    h.update(
+        f"python {py_platform.python_version()} jinja2 {_version('jinja2')} pyyaml {_version('PyYAML')} "
+        f"pydantic {_version('pydantic')}".encode()
+    )
     _add_tree(h, "netfab", _PACKAGE)
     _add_tree(h, "templates", templates_dir())
     for i, extra in enumerate(p for p in platforms_path.split(os.pathsep) if p):

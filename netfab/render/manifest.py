@@ -5,7 +5,8 @@
 - ``inputs``: one digest over everything the tree is a function of: the intent files' bytes, netfab's own code
   and data (every file of the package, which holds the platform records, capabilities and their templates),
   the shared templates/ folder, the platform records added through NETFAB_PLATFORMS_PATH, the versions of
-  Python, Jinja2 and PyYAML (their output is part of the files), and the build's options. Only a full build
+  Python, Jinja2, PyYAML and pydantic (their output is part of the files; pydantic's validation makes the
+  model that is designed), and the build's options. Only a full build
   records it (a ``--platform``/``--limit`` build records ``null``: its tree is not a function of one input);
 - ``files``: per file, the digest of its bytes (digest_bytes), its size, the mtime and inode it had when netfab
   wrote it, and for a switch config or a server's NIC script the digest of what it was rendered from

@@ -142,6 +142,18 @@ def test_the_inputs_digest_covers_the_intent_the_templates_and_the_options(
     assert inputs_digest([RAIL], "strict=False") != base
 
 
+@pytest.mark.parametrize("library", ["jinja2", "PyYAML", "pydantic"])
+def test_the_inputs_digest_covers_the_libraries_that_shape_the_output(
+    library: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Jinja2 and PyYAML write the files; pydantic validates the intent, and another release may give another
+    model of the same bytes: a build by another release of any of them is never "up to date"."""
+    base = inputs_digest([RAIL], "strict=False")
+    real = digest_module._version
+    monkeypatch.setattr(digest_module, "_version", lambda dist: "0.0-other" if dist == library else real(dist))
+    assert inputs_digest([RAIL], "strict=False") != base
+
+
 def test_netfab_diff_shows_the_change_grouped_and_exits_1(cli: Cli, tmp_path: Path) -> None:
     code, text = cli("diff", str(RAIL), str(_knob(tmp_path)))
     assert code == 1
