@@ -52,8 +52,9 @@ def build(
     only_some = platform is not None or limit is not None
     # First, before importing the renderer or the rules: is there anything to do at all?
     rebuild = None if only_some else _unchanged_build(intent, out, strict, started, network)
-    # Then, once the intent is linted (which the build needs anyway): is it what the trees were built from?
-    linted = None if rebuild is None or not rebuild.trees else _unchanged_model(rebuild, out, strict, network, started)
+    # Then, once the intent is linted (which the build needs anyway): is it what the trees were built from? The
+    # build goes on from this very lint, so what it records is the text it built from (never a second read).
+    linted = None if rebuild is None else _unchanged_model(rebuild, out, strict, network, started)
     # A rebuild then links the previous build's files into its staging trees on the other core while this one
     # designs (netfab.render.preseed).
     from netfab.render import preseed
