@@ -54,7 +54,7 @@ def build(
     rebuild = None if only_some else _unchanged_build(intent, out, strict, started, network)
     # Then, once the intent is linted (which the build needs anyway): is it what the trees were built from? The
     # build goes on from this very lint, so what it records is the text it built from (never a second read).
-    linted = None if rebuild is None else _unchanged_model(rebuild, out, strict, network, started)
+    lint = None if rebuild is None else _unchanged_model(rebuild, out, strict, network, started)
     # A rebuild then links the previous build's files into its staging trees on the other core while this one
     # designs (netfab.render.preseed).
     from netfab.render import preseed
@@ -64,7 +64,7 @@ def build(
         for fabric in rebuild.trees if rebuild is not None else []:
             if (started_seeding := preseed.start(out / fabric)) is not None:
                 seeding[started_seeding.tree.target] = started_seeding
-        _build_networks(intent, out, platform, limit, strict, network, quiet, started, rebuild, seeding, linted)
+        _build_networks(intent, out, platform, limit, strict, network, quiet, started, rebuild, seeding, lint)
     finally:
         # An intent that did not lint, an unknown platform, Ctrl-C: what no build took over is stopped and
         # removed (after a build took it over, its tree is swapped in or already removed, and this is a no-op).
@@ -83,7 +83,7 @@ def _build_networks(
     started: float,
     rebuild: Rebuild | None,
     seeding: dict[Path, Preseed],
-    linted: Linted | None,
+    lint: LintResult | None,
 ) -> None:
     from netfab.cli.pipeline import err_console, load_plans
     from netfab.cli.progress import progress_bar
@@ -106,12 +106,12 @@ def _build_networks(
         strict=strict,
         networks=[network] if network else None,
         bgp=False,
-        linted=None if linted is None else linted.pair,
+        linted=None if rebuild is None or lint is None else (rebuild.source, lint),
     )
     inputs = rebuild.inputs if rebuild is not None else None
+    root = lint.intent if lint is not None else None
     for one in loaded:
         plan = one.plan
-        root = linted.result.intent if linted is not None else None
         model = None
         if root is not None and rebuild is not None:
             model = model_digest(root, one.network, rebuild.options, rebuild.code)
@@ -175,16 +175,6 @@ class Rebuild:
     """The names of the trees under the output root (as far as the YAML as loaded tells, and only plain names)."""
 
 
-@dataclass
-class Linted:
-    source: IntentSource
-    result: LintResult
-
-    @property
-    def pair(self) -> tuple[IntentSource, LintResult]:
-        return self.source, self.result
-
-
 def _unchanged_build(intent: list[Path], out: Path, strict: bool, started: float, network: str | None) -> Rebuild:
     """The build's inputs digest and the trees it will write; exits 0 right here, writing nothing, when every
     one was built from exactly these inputs and is intact (netfab.render.manifest explains what that covers).
@@ -233,24 +223,24 @@ def _unchanged_build(intent: list[Path], out: Path, strict: bool, started: float
     raise typer.Exit(ExitCode.OK)
 
 
-def _unchanged_model(rebuild: Rebuild, out: Path, strict: bool, network: str | None, started: float) -> Linted:
-    """The intent linted (load_plans takes it from here). Exits 0 when every tree the build would write was
-    built from this very validated intent by this netfab and is intact, its manifest then restamped with the
-    new inputs digest and nothing else written: the intent's bytes changed but not what it says (a comment, the
-    order of keys, a flow mapping written out), so a design and a render would give the same tree. The design
-    is a function of the validated intent and netfab's code alone, and so are the plan rules' answers, which
-    were free of errors for that build under these options (--strict is one); the intent's own rules ran
-    here, on the new text."""
+def _unchanged_model(rebuild: Rebuild, out: Path, strict: bool, network: str | None, started: float) -> LintResult:
+    """The intent's lint (load_plans takes it from here, with rebuild.source). Exits 0 when every tree the
+    build would write was built from this very validated intent by this netfab and is intact, its manifest
+    then restamped with the new inputs digest and nothing else written: the intent's bytes changed but not
+    what it says (a comment, the order of keys, a flow mapping written out), so a design and a render would
+    give the same tree. The design is a function of the validated intent and netfab's code alone, and so are
+    the plan rules' answers, which were free of errors for that build under these options (--strict is one);
+    the intent's own rules ran here, on the new text."""
     from netfab.lint.api import lint_source
     from netfab.render.manifest import SameModel, model_digest
 
-    linted = Linted(rebuild.source, lint_source(rebuild.source, strict=strict))
-    root = linted.result.intent
-    if linted.result.exit_code != ExitCode.OK or root is None or rebuild.inputs is None:
-        return linted  # load_plans reports it
+    lint = lint_source(rebuild.source, strict=strict)
+    root = lint.intent
+    if lint.exit_code != ExitCode.OK or root is None or rebuild.inputs is None:
+        return lint  # load_plans reports it
     names = root.network_names()
     if network is not None and network not in names:
-        return linted
+        return lint
     held: list[SameModel] = []
     try:
         for net in [network] if network is not None else names:
@@ -258,13 +248,13 @@ def _unchanged_model(rebuild: Rebuild, out: Path, strict: bool, network: str | N
             tree = root.network_view(net).intent.fabric.name  # what the design names the plan, and so the tree
             same = None if model is None else SameModel.check(out, tree, model)
             if same is None:
-                return linted
+                return lint
             held.append(same)
         try:
             for same in held:
                 same.restamp(rebuild.inputs)
         except OSError:
-            return linted  # a tree restamped already is still true to its manifest; the build goes on
+            return lint  # a tree restamped already is still true to its manifest; the build goes on
     finally:
         for same in held:
             same.close()

@@ -139,13 +139,13 @@ def digest_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:32]
 
 
-def inputs_digest(intent_files: Iterable[Path], options: str, code: str = "") -> str:
+def inputs_digest(intent_files: Iterable[Path], options: str) -> str:
     """The build's inputs digest (netfab.core.digest: intent bytes, netfab's code and data, templates, added
-    platform records, library versions), under this manifest format; `code` is code_digest() when the caller
-    has it already."""
+    platform records, library versions), under this manifest format, over the files as they are now (a build
+    digests the bytes it parsed: source_digest)."""
     from netfab.platforms import ENV_PATH
 
-    return digest.inputs_digest(intent_files, f"netfab-build {FORMAT}\0{options}", os.environ.get(ENV_PATH, ""), code)
+    return digest.inputs_digest(intent_files, f"netfab-build {FORMAT}\0{options}", os.environ.get(ENV_PATH, ""))
 
 
 def source_digest(intent: list[tuple[Path, bytes]], options: str, code: str) -> str:
