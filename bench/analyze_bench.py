@@ -23,6 +23,9 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "bench"))
+from bytecode import measured_env  # noqa: E402  (bench/ is a folder of scripts, not a package)
+
 CPUS = 2
 
 
@@ -44,7 +47,9 @@ def measure(intent: Path, runs: int, trials: int, extra: list[str]) -> tuple[lis
             argv = [*command(), "analyze", str(intent), "--trials", str(trials), *extra, "-f", "json", "--out", tmp]
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
             start = time.perf_counter()
-            proc = subprocess.run(argv, cwd=REPO, capture_output=True, text=True, preexec_fn=_pin)
+            proc = subprocess.run(
+                argv, cwd=REPO, capture_output=True, text=True, preexec_fn=_pin, env=measured_env(REPO)
+            )
             walls.append(time.perf_counter() - start)
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
             cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)

@@ -47,6 +47,8 @@ import yaml
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
+from bytecode import measured_env  # noqa: E402  (bench/ is a folder of scripts, not a package)
 
 RACKS_PER_POD = 231
 DRIFT_PODS = (2, 5)
@@ -58,7 +60,7 @@ def netfab_cmd() -> list[str]:
 
 
 def run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1"}
+    env = {**measured_env(REPO), "PYTHONPATH": str(REPO), "NO_COLOR": "1"}
     return subprocess.run([*netfab_cmd(), *args], cwd=cwd, capture_output=True, text=True, env=env)
 
 

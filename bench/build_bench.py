@@ -28,6 +28,8 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+from bytecode import measured_env  # noqa: E402  (bench/ is a folder of scripts, not a package)
 
 INTENT = ROOT / "intent" / "clos3-24k.yaml"
 PLATFORMS = ("arista_eos", "nvidia_cumulus", "sonic", "cisco_nxos", "juniper_junos", "frr")
@@ -63,7 +65,7 @@ def timed(argv: list[str], runs: int) -> list[float]:
     out = []
     for _ in range(runs):
         start = time.perf_counter()
-        proc = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT)
+        proc = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT, env=measured_env(ROOT))
         out.append(time.perf_counter() - start)
         if proc.returncode != 0:
             raise SystemExit(f"{' '.join(argv)} failed ({proc.returncode}):\n{proc.stderr[-2000:]}")

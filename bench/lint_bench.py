@@ -18,6 +18,8 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "bench"))
+from bytecode import measured_env  # noqa: E402  (bench/ is a folder of scripts, not a package)
 
 
 def command() -> list[str]:
@@ -29,7 +31,9 @@ def measure(intent: Path, runs: int) -> list[float]:
     times = []
     for _ in range(runs):
         start = time.perf_counter()
-        proc = subprocess.run([*command(), "lint", str(intent)], cwd=REPO, capture_output=True, text=True)
+        proc = subprocess.run(
+            [*command(), "lint", str(intent)], cwd=REPO, capture_output=True, text=True, env=measured_env(REPO)
+        )
         times.append(time.perf_counter() - start)
         if proc.returncode not in (0, 1):
             sys.exit(f"netfab lint {intent} exited {proc.returncode}:\n{proc.stderr}")

@@ -34,12 +34,15 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bytecode import measured_env  # bench/ is a folder of scripts, not a package
+
 REPO = Path(__file__).resolve().parents[1]
 
 
 def _cmd(checkout: Path) -> tuple[list[str], dict[str, str]]:
     pin = ["taskset", "-c", "0,1"] if shutil.which("taskset") and (os.cpu_count() or 1) > 2 else []
-    env = {**os.environ, "PYTHONPATH": str(checkout), "NO_COLOR": "1"}
+    env = {**measured_env(checkout), "PYTHONPATH": str(checkout), "NO_COLOR": "1"}
     return [*pin, sys.executable, "-m", "netfab.cli.app"], env
 
 
