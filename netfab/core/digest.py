@@ -23,11 +23,33 @@ _SKIP_SUFFIXES = (".pyc", ".pyo", ".swp", "~")
 
 
 def _tree_files(root: Path) -> Iterable[Path]:
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+    # Into linked folders too: the platform registry and the template loader read through them, so a record
+    # kept in a linked folder is as much an input as one copied in. A link back to a folder above it is not
+    # walked again (that would never end) but named, so adding or removing one still changes the digest.
+    top = _identity(root)
+    above: dict[str, frozenset[tuple[int, int] | None]] = {str(root): frozenset({top})}
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
+        here = above.pop(dirpath)
+        walked = []
+        for name in sorted(d for d in dirnames if d != "__pycache__"):
+            child = _identity(Path(dirpath) / name)
+            if child is None or child in here:
+                yield Path(dirpath) / name  # read as a folder: its marker (netfab.core.digest._contents)
+                continue
+            above[os.path.join(dirpath, name)] = here | {child}
+            walked.append(name)
+        dirnames[:] = walked
         for name in sorted(filenames):
             if not name.endswith(_SKIP_SUFFIXES):
                 yield Path(dirpath) / name
+
+
+def _identity(folder: Path) -> tuple[int, int] | None:
+    try:
+        st = os.stat(folder)
+    except OSError:  # gone since it was listed: named with its marker, like any folder not walked
+        return None
+    return st.st_dev, st.st_ino
 
 
 def _add_tree(h: hashlib.blake2b, label: str, root: Path) -> None:
@@ -36,8 +58,19 @@ def _add_tree(h: hashlib.blake2b, label: str, root: Path) -> None:
         return
     for path in _tree_files(root):
         h.update(str(path.relative_to(root)).encode() + b"\0")
-        h.update(path.read_bytes())
+        h.update(_contents(path))
         h.update(b"\0")
+
+
+def _contents(path: Path) -> bytes:
+    """A file's bytes; for one netfab cannot read (a dangling link such as an editor's lock file, no
+    permission), a marker of why instead of a crash: nothing that renders can read it either, and the digest
+    still changes when it becomes readable."""
+    try:
+        return b"F" + path.read_bytes()
+    except OSError as exc:
+        target = os.readlink(path) if path.is_symlink() else ""
+        return f"U{exc.errno} {target}".encode()
 
 
 def _version(dist: str) -> str:
