@@ -92,7 +92,7 @@ def _build_networks(
     from netfab.render.build import BuildSelection
     from netfab.render.build import build as run_build
     from netfab.render.environment import UnsupportedFeature
-    from netfab.render.manifest import model_digest
+    from netfab.render.manifest import code_digest, model_digest
     from netfab.render.writer import AtomicTree, safe_relpath
 
     choices = (*platform_names(), HOSTS)
@@ -109,6 +109,9 @@ def _build_networks(
         linted=None if rebuild is None or lint is None else (rebuild.source, lint),
     )
     inputs = rebuild.inputs if rebuild is not None else None
+    # One code digest for every tree, taken before any template is compiled: the Jinja environment keeps what
+    # the first network compiled, so a digest taken again per network could name a template saved meanwhile.
+    code = rebuild.code if rebuild is not None else code_digest()
     root = lint.intent if lint is not None else None
     for one in loaded:
         plan = one.plan
@@ -137,9 +140,12 @@ def _build_networks(
                         explain=explain,
                         seeded=seeded,
                         model=model,
+                        code=code,
                     )
             else:
-                result = run_build(plan, out, selection, inputs=inputs, explain=explain, seeded=seeded, model=model)
+                result = run_build(
+                    plan, out, selection, inputs=inputs, explain=explain, seeded=seeded, model=model, code=code
+                )
         except UnsupportedFeature as exc:
             # Networks already written stay written (each is its own atomic tree); this one is unchanged.
             what = f"network {one.network}: " if len(loaded) > 1 else ""

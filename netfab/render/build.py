@@ -287,6 +287,7 @@ def build(
     explain: Explain | None = None,
     seeded: AtomicTree | None = None,
     model: str | None = None,
+    code: str | None = None,
 ) -> BuildResult:
     """Render and atomically write build/<fabric>/. Raises (and leaves the old tree) on any failure.
 
@@ -295,14 +296,17 @@ def build(
     `model` (netfab.render.manifest.model_digest: the next build of the same validated intent skips too).
     Files whose bytes did not change keep their inode; `explain` is called on every file that did (see
     Explain). `seeded` is a staging tree for this plan's target already holding the previous build's files
-    (netfab.render.preseed); the build takes it over, swapping it in or removing it."""
+    (netfab.render.preseed); the build takes it over, swapping it in or removing it. `code` is the code digest
+    (netfab.render.manifest.code_digest) the caller took before anything was rendered, recorded with every
+    file: a caller building several trees passes the one it took once, so no tree can record the code of a
+    template saved after the process compiled the one it rendered with (taken here when None)."""
     # The plan (~10^6 objects at 100k GPUs) lives through the whole build: freeze it out of the cyclic GC, or
     # every full collection the build's allocations trigger walks it (measured at clos3-24k: 195 collections,
     # 0.47 s of a one-knob rebuild), and forked workers would copy-on-write touch its pages doing the same.
     # A caller that froze its heap for good keeps it frozen (netfab.core.gcfreeze).
     try:
         with gcfreeze.block():
-            return _build(plan, out_root, selection, progress, workers, inputs, explain, seeded, model)
+            return _build(plan, out_root, selection, progress, workers, inputs, explain, seeded, model, code)
     except BaseException:
         if seeded is not None:  # failed before its tree was taken over (else already removed or swapped in)
             seeded.abort()
@@ -319,6 +323,7 @@ def _build(
     explain: Explain | None,
     seeded: AtomicTree | None,
     model: str | None,
+    code: str | None,
 ) -> BuildResult:
     target = out_root / safe_relpath(plan.name).name
     devices = [d for d in plan.devices.values() if selection.wants_device(d)]
@@ -336,7 +341,7 @@ def _build(
         (tree.staging / "configs").mkdir(exist_ok=True)
         (tree.staging / "hosts").mkdir(exist_ok=True)
         (tree.staging / "inventory").mkdir(exist_ok=True)
-        inputs_of = RenderInputs(code_digest(os.environ.get(ENV_PATH, "")))
+        inputs_of = RenderInputs(code if code is not None else code_digest(os.environ.get(ENV_PATH, "")))
         writer = _StagingWriter(
             tree.staging, inputs_of, selection.partial or seeded is not None, previous, tree.target, explain
         )

@@ -142,6 +142,58 @@ def test_the_inputs_digest_covers_the_intent_the_templates_and_the_options(
     assert inputs_digest([RAIL], "strict=False") != base
 
 
+def test_the_code_digest_reads_through_linked_folders(tmp_path: Path) -> None:
+    """A platform record kept elsewhere and linked into NETFAB_PLATFORMS_PATH is read through the link by the
+    registry and the template loader, so an edit there must change the digest (it did not: os.walk does not
+    enter a linked folder, and such a build stayed "up to date" for good)."""
+    real = tmp_path / "kept" / "myfrr"
+    (real / "templates").mkdir(parents=True)
+    (real / "templates" / "frr.conf.j2").write_text("a\n")
+    path = tmp_path / "platforms"
+    path.mkdir()
+    (path / "myfrr").symlink_to(real, target_is_directory=True)
+    base = digest_module.code_digest(str(path))
+    (real / "templates" / "frr.conf.j2").write_text("b\n")
+    edited = digest_module.code_digest(str(path))
+    assert edited != base
+    # A link back up is named, not walked for ever; adding one is still a change.
+    (real / "templates" / "up").symlink_to(tmp_path, target_is_directory=True)
+    assert digest_module.code_digest(str(path)) not in (base, edited)
+
+
+def test_the_code_digest_survives_a_dangling_link(tmp_path: Path) -> None:
+    """An editor's lock file (`.#frr.conf.j2 -> user@host.1234`) is a link to nothing: the build digests a
+    marker for it instead of failing with an internal error, and the digest changes once it can be read."""
+    folder = tmp_path / "platforms" / "myfrr"
+    folder.mkdir(parents=True)
+    (folder / "platform.yaml").write_text("name: myfrr\n")
+    base = digest_module.code_digest(str(tmp_path / "platforms"))
+    lock = folder / ".#platform.yaml"
+    lock.symlink_to(tmp_path / "user@host.1234")
+    locked = digest_module.code_digest(str(tmp_path / "platforms"))
+    assert locked != base
+    (tmp_path / "user@host.1234").write_text("x\n")
+    assert digest_module.code_digest(str(tmp_path / "platforms")) not in (base, locked)
+
+
+@pytest.mark.parametrize("partial", [[], ["--platform", "host"]])
+def test_every_tree_of_a_build_records_the_code_digest_taken_once(
+    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, partial: list[str]
+) -> None:
+    """The Jinja environment keeps the templates the first network compiled. A code digest taken again for each
+    network named a template saved meanwhile in the later trees, over text rendered from the one before, and
+    every later build called them up to date. The build takes it once and hands it to every tree."""
+    intent = ROOT / "intent" / "ent64.yaml"  # two networks: backend and storage
+
+    def taken_again(*_: object) -> str:
+        pytest.fail("the render took the code digest again instead of using the build's")
+
+    monkeypatch.setattr(build_module, "code_digest", taken_again)
+    code, text = cli("build", str(intent), "-o", str(tmp_path / "out"), "-q", *partial)
+    assert code == 0, text
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["ent64", "ent64-storage"]
+
+
 @pytest.mark.parametrize("library", ["jinja2", "PyYAML", "pydantic"])
 def test_the_inputs_digest_covers_the_libraries_that_shape_the_output(
     library: str, monkeypatch: pytest.MonkeyPatch
