@@ -27,6 +27,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -103,11 +104,43 @@ class Manifest:
 
 def read_manifest(root: Path) -> Manifest | None:
     """The tree's manifest, or None when it has none or it cannot be trusted (then everything is rewritten)."""
+    text = _manifest_bytes(str(root / MANIFEST))
+    return None if text is None else _parse(text)
+
+
+MAX_BYTES = 1 << 30
+"""A manifest larger than this is not read (a rebuild): ~2 MB at 100k GPUs, so this is ~50 million files."""
+
+_OPEN = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+"""Never through a link (it could name /dev/zero), never waiting on a FIFO put in its place."""
+
+
+def _manifest_bytes(path: str, tree: int | None = None, limit: int | None = None) -> bytes | None:
+    """The bytes of the manifest at `path` (relative to the directory descriptor `tree` when given; at most
+    `limit` of them), or None unless it is a regular file of at most MAX_BYTES: anything else in its place (a
+    FIFO, a device, a directory, a link) is not a manifest netfab wrote, and the build then rewrites the tree."""
     try:
-        text = (root / MANIFEST).read_bytes()
+        fd = os.open(path, _OPEN, dir_fd=tree)
     except OSError:
         return None
-    return _parse(text)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_BYTES:
+            return None
+        want = st.st_size if limit is None else min(limit, st.st_size)
+        chunks: list[bytes] = []
+        got = 0
+        while got < want:  # a file that grows meanwhile is read only to the size it had
+            chunk = os.pread(fd, want - got, got)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            got += len(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def _parse(text: bytes) -> Manifest | None:
@@ -118,7 +151,8 @@ def _parse(text: bytes) -> Manifest | None:
         files = {rel: _record(v) for rel, v in data["files"].items()}
         inputs, model = data.get("inputs"), data.get("model")
         return Manifest(inputs if isinstance(inputs, str) else None, files, model if isinstance(model, str) else None)
-    except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
+    # OverflowError: a size of 1e400 or Infinity; RecursionError: JSON nested deeper than the parser goes.
+    except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError, OverflowError, RecursionError):
         return None
 
 
@@ -264,16 +298,8 @@ def _head_at(tree: int) -> tuple[str | None, str | None] | None:
     """(inputs, model) as the head of the tree's manifest states them, read without parsing its file records;
     None when there is no head of that form (then only a full parse tells). A check that fails on the head is
     a rebuild, which is always safe; one that passes on it is made again on the full parse."""
-    try:
-        fd = os.open(MANIFEST, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=tree)
-    except OSError:
-        return None
-    try:
-        found = _HEAD.match(os.pread(fd, 256, 0))
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
+    head = _manifest_bytes(MANIFEST, tree, limit=256)
+    found = None if head is None else _HEAD.match(head)
     if found is None or int(found.group(1)) != FORMAT:
         return None
     inputs, model = found.group(2), found.group(3)
@@ -281,12 +307,8 @@ def _head_at(tree: int) -> tuple[str | None, str | None] | None:
 
 
 def _read_at(tree: int) -> Manifest | None:
-    try:
-        fd = os.open(MANIFEST, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=tree)
-    except OSError:
-        return None
-    with os.fdopen(fd, "rb") as fh:
-        return _parse(fh.read())
+    text = _manifest_bytes(MANIFEST, tree)
+    return None if text is None else _parse(text)
 
 
 def up_to_date(plan_name: str, out_root: Path, inputs: str) -> Manifest | None:
