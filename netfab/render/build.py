@@ -19,6 +19,7 @@ from netfab.core import gcfreeze
 from netfab.core.digest import code_digest
 from netfab.core.events import Advance
 from netfab.core.fs import OutputError, output_error
+from netfab.core.validate import InputError
 from netfab.design.plan import DevicePlan, FabricPlan, HostEnv, ServerPlan
 from netfab.platforms import ENV_PATH
 from netfab.render.cabling import links_csv
@@ -38,6 +39,22 @@ from netfab.render.preseed import prune
 from netfab.render.writer import AtomicTree, relative_key, safe_relpath, writing_back
 
 _PARALLEL_THRESHOLD = 200  # below this, forking costs more than it saves
+
+
+class DuplicateOutput(InputError):
+    """Two files of one build have one name (exit 2): a server named like a server profile's mlxconfig script,
+    say. One would silently replace the other, and where the first was a hard link to the previous build's
+    file, writing the second would write through it into the live tree; so the build stops, writing neither."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(
+            f"two files of this build are both named {key}",
+            "rename the device, server or server profile whose files share that name",
+        )
+        self.key = key
+
+    def __reduce__(self) -> tuple[type[DuplicateOutput], tuple[str]]:
+        return DuplicateOutput, (self.key,)  # raised in a render worker, re-raised in the parent
 
 
 @dataclass
@@ -199,8 +216,10 @@ class _StagingWriter:
                 return False
             kept.append((key, record))
         for key, record in kept:
+            if key in self.records:
+                raise DuplicateOutput(key)
             if not self.seeded:  # a seeded tree already holds this very inode
-                os.link(f"{self._previous_root}/{key}", f"{self._staging}/{key}")
+                _link(f"{self._previous_root}/{key}", f"{self._staging}/{key}", key)
             self.records[key] = record
         self.count += len(kept)
         self.reused += len(kept)
@@ -229,6 +248,8 @@ class _StagingWriter:
             key = relative_key(relpath)
             path = f"{self._staging}/{key}"
             # newline-free bytes: templates' own line endings stay byte-identical across runs and platforms.
+            if key in self.records:
+                raise DuplicateOutput(key)
             data = text.encode("utf-8")
             digest = digest_bytes(data)
             self.count += 1
@@ -236,14 +257,19 @@ class _StagingWriter:
             if kept is not None:
                 if not self.seeded:  # a seeded tree already holds this very inode
                     assert self.previous_root is not None
-                    os.link(f"{self._previous_root}/{key}", path)
+                    _link(f"{self._previous_root}/{key}", path, key)
                 self.records[key] = kept if kept.inputs == inputs else replace(kept, inputs=inputs)
                 continue
             if self.seeded:
                 # A seeded tree shares inodes with the previous build (hard links): replace, never write through.
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(path)
-            st = _write_file(path, data)
+            try:
+                # Never into a file already there: in a tree not seeded, that is another of this build's files
+                # (another worker's, whose records this one cannot see), possibly a link to the live tree's.
+                st = _write_file(path, data)
+            except FileExistsError:
+                raise DuplicateOutput(key) from None
             self.records[key] = FileRecord(digest, st.st_size, st.st_mtime_ns, st.st_ino, inputs)
             self.written.append(key)
             if self.explain is not None and self.previous is not None and key in self.previous.files:
@@ -255,13 +281,23 @@ class _StagingWriter:
                 self.explained[key] = self.explain(key, before, text)
 
 
-_CREATE = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0)
+_CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+
+
+def _link(previous: str, staged: str, key: str) -> None:
+    """The previous build's file into the staging tree; a name already taken there is a second file of this
+    build with that name (DuplicateOutput)."""
+    try:
+        os.link(previous, staged)
+    except FileExistsError:
+        raise DuplicateOutput(key) from None
 
 
 def _write_file(path: str, data: bytes) -> os.stat_result:
     """Create `path` holding `data` and return its stat. Four syscalls (open, write, fstat, close) where open()
     makes seven (its buffered file also stats, seeks and asks whether it is a terminal): ~19,000 files at 100k
-    GPUs. The mode is open()'s (0o666 less the umask).
+    GPUs. The mode is open()'s (0o666 less the umask). The file must not exist (O_EXCL): a staging tree is fresh,
+    and a seeded one has the previous build's link removed first.
 
     Most of a build's system time is the open(O_CREAT) itself on ext4 without a journal (as on these VMs):
     its inode allocator checks every free inode it meets for a deletion in the last 1-6 minutes and skips
@@ -357,7 +393,13 @@ def _build(
         if selection.partial and previous is not None:
             # Files this build did not regenerate are the previous build's, hard-linked by the seeding.
             records.update(previous.files)
+        made: dict[str, FileRecord] = {}
         for part in slices:
+            # Each writer sees only its own records: a name two of them wrote is found here, before the swap.
+            clash = made.keys() & part.records.keys()
+            if clash:
+                raise DuplicateOutput(min(clash))
+            made.update(part.records)
             records.update(part.records)
             result.written.extend(part.written)
             result.explained.update(part.explained)
