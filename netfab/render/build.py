@@ -10,6 +10,7 @@ import contextlib
 import gc
 import multiprocessing
 import os
+import signal
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
@@ -103,6 +104,15 @@ def _render_fabric_files() -> _SliceResult:
     tree = template.fresh()
     tree.fabric(plan)
     return tree.result()
+
+
+def _worker_start(mask: set[signal.Signals]) -> None:
+    """A render worker ignores Ctrl-C, which the terminal sends to every process of the build. The parent alone
+    answers it, terminating the pool: a worker that took it died holding the pool's queue lock or left the
+    pool forking a replacement, and the parent's terminate() then waited for ever (3 of ~30 interrupts in a
+    fault trial). `mask` is the parent's signal mask from before it blocked Ctrl-C around the fork."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 def _render_slice(bounds: tuple[int, int, int, int]) -> _SliceResult:
@@ -465,8 +475,14 @@ def _render_parallel(
     try:
         ctx = multiprocessing.get_context("fork")
         out: list[_SliceResult] = []
+        # Ctrl-C held back until every worker ignores it (_worker_start), then delivered to the parent.
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            pool = ctx.Pool(workers, initializer=_worker_start, initargs=(mask,))
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         # The workers write ~230 MB at 100k GPUs: written back while they render, not all at commit.
-        with ctx.Pool(workers) as pool, writing_back(writer.staging):
+        with pool, writing_back(writer.staging):
             try:
                 fabric_files = pool.apply_async(_render_fabric_files)  # queued first: a worker takes it at once
                 for b, part in zip(bounds, pool.imap(_render_slice, bounds), strict=True):
