@@ -73,7 +73,10 @@ class AtomicTree:
         check_replaceable(self.target)
         with _writing(self.target):
             self.target.parent.mkdir(parents=True, exist_ok=True)
-            self.staging = Path(tempfile.mkdtemp(prefix=f".{self.target.name}.tmp-", dir=self.target.parent))
+            remove_abandoned(self.target)
+            # The pid in the name tells a later build whether the process that made it still runs.
+            prefix = f".{self.target.name}.tmp-{os.getpid()}-"
+            self.staging = Path(tempfile.mkdtemp(prefix=prefix, dir=self.target.parent))
         with _writing(self.staging / MARKER):
             (self.staging / MARKER).write_text("written by netfab; this directory is replaced whole on the next run\n")
         self._dirs: set[Path] = set()
@@ -137,7 +140,13 @@ class AtomicTree:
                     return
                 old = self.target.with_name(f".{self.target.name}.old-{os.getpid()}")
                 os.replace(self.target, old)
-            os.replace(self.staging, self.target)
+            try:
+                os.replace(self.staging, self.target)
+            except BaseException:
+                if old is not None:  # the old tree back in place: never no tree where there was one
+                    with contextlib.suppress(OSError):
+                        os.replace(old, self.target)
+                raise
             fsync_dir(self.target.parent)
         if old is not None:
             self._dispose(old)
@@ -161,7 +170,13 @@ class AtomicTree:
 
     def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
         if exc_type is None:
-            self.commit()
+            try:
+                self.commit()
+            except BaseException:
+                # A swap that failed (EIO, Ctrl-C): the staging tree is not left behind. Had the swap been made,
+                # the staging name holds the replaced tree, which is what commit() disposes of anyway.
+                self.abort()
+                raise
         else:
             self.abort()
 
@@ -194,6 +209,52 @@ def writing_back(directory: Path, every_s: float = 0.5) -> Iterator[None]:
     finally:
         stop.set()
         flusher.join()
+
+
+def remove_abandoned(target: Path) -> None:
+    """Remove the staging and replaced trees of `target` that a build killed outright left beside it (SIGKILL,
+    a power loss: nothing of it ran to clean up). Only those named by a process that no longer runs, and only
+    when they hold what netfab writes: a live build's trees, another user's, or a name netfab did not make
+    are left alone. Each holds hard links to an old tree's files, so without this they pile up for ever."""
+    try:
+        entries = os.listdir(target.parent)
+    except OSError:
+        return
+    for entry in entries:
+        pid = _abandoned_by(entry, target.name)
+        if pid is None or _running(pid):
+            continue
+        path = target.parent / entry
+        if path.is_symlink() or not path.is_dir():
+            continue
+        with contextlib.suppress(OSError):
+            names = set(os.listdir(path))
+            if not names or MARKER in names or _legacy_tree(path, names):
+                shutil.rmtree(path, ignore_errors=True)
+
+
+def _abandoned_by(entry: str, name: str) -> int | None:
+    """The pid in `.<name>.tmp-<pid>-<random>` (a staging tree) or `.<name>.old-<pid>` (a tree being replaced
+    where the kernel cannot swap two directories); None for any other name."""
+    staging, replaced = f".{name}.tmp-", f".{name}.old-"
+    if entry.startswith(staging):
+        pid, dash, rest = entry[len(staging) :].partition("-")
+        return int(pid) if pid.isdigit() and dash and rest else None
+    if entry.startswith(replaced) and entry[len(replaced) :].isdigit():
+        return int(entry[len(replaced) :])
+    return None
+
+
+def _running(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # another user's process: running
+    return True
 
 
 def check_replaceable(target: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -117,3 +118,71 @@ def test_writing_back_flushes_while_the_block_runs_and_leaves_no_thread(
     after = len(flushed)
     time.sleep(0.05)
     assert len(flushed) == after, "flushes after the block ended"
+
+
+def _tree_of(root: Path) -> dict[str, str]:
+    return {str(p.relative_to(root)): p.read_text() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("exchange", [True, False])
+def test_a_swap_that_fails_leaves_the_old_tree_and_no_staging_tree(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, exchange: bool
+) -> None:
+    """commit() raising (EIO on the rename, Ctrl-C in it) once left its staging tree behind for good; without
+    renameat2 (two renames) a failed second rename left no tree at all where the old one was."""
+    from netfab.render import writer
+
+    target = tmp_path / "fab"
+    with AtomicTree(target) as tree:
+        tree.write("configs/a.conf", "old\n")
+    before = _tree_of(target)
+
+    def broken(*_: object) -> bool:
+        raise OSError(5, "Input/output error")
+
+    if exchange:
+        monkeypatch.setattr(writer, "_exchange", broken)
+    else:
+        monkeypatch.setattr(writer, "_exchange", lambda *_: False)
+        real = writer.os.replace
+
+        def replace(src: object, dst: object) -> None:
+            if ".tmp-" in str(src):  # the new tree into place: the second of the two renames
+                raise OSError(5, "Input/output error")
+            real(src, dst)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(writer.os, "replace", replace)
+    with pytest.raises(OSError), AtomicTree(target) as tree:
+        tree.write("configs/a.conf", "new\n")
+    monkeypatch.undo()
+    assert _tree_of(target) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fab"]
+
+
+def test_a_killed_builds_trees_are_removed_and_no_one_elses(tmp_path: Path) -> None:
+    """A build killed outright (SIGKILL) leaves its staging tree, full of hard links to an old tree's files;
+    the next build of that target removes the ones whose process is gone, and nothing else."""
+    import subprocess
+    import sys
+
+    from netfab.render.writer import MARKER
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    gone = int(dead.stdout)  # a pid that ran and ended (reused by then only by a freak of scheduling)
+    live = os.getppid()
+    left = {
+        f".fab.tmp-{gone}-abc123": True,  # staging of a dead build: removed
+        f".fab.old-{gone}": True,  # the replaced tree of a dead build (no renameat2): removed
+        f".fab.tmp-{live}-def456": False,  # a running process's: kept
+        f".other.tmp-{gone}-abc123": False,  # another target's: its own build decides
+    }
+    for name in left:
+        (tmp_path / name / "configs").mkdir(parents=True)
+        (tmp_path / name / MARKER).write_text("x\n")
+    notes = tmp_path / f".fab.tmp-{gone}-notes"  # not a tree netfab wrote (no marker): kept
+    notes.mkdir()
+    (notes / "mine.txt").write_text("keep\n")
+    with AtomicTree(tmp_path / "fab") as tree:
+        tree.write("configs/a.conf", "x\n")
+    names = {p.name for p in tmp_path.iterdir()}
+    assert names == {"fab", notes.name, *(n for n, removed in left.items() if not removed)}
