@@ -37,7 +37,7 @@ from netfab.render.inputs import RenderInputs
 from netfab.render.inventory import dump_inventory, inventory_data
 from netfab.render.manifest import MANIFEST, FileRecord, Manifest, digest_bytes, read_manifest
 from netfab.render.preseed import prune
-from netfab.render.writer import MARKER, AtomicTree, relative_key, safe_relpath, writing_back
+from netfab.render.writer import AtomicTree, relative_key, safe_relpath, writing_back
 
 _PARALLEL_THRESHOLD = 200  # below this, forking costs more than it saves
 
@@ -383,8 +383,7 @@ def _build(
         previous = read_manifest(tree.target) if tree.target.is_dir() else None
         result.previous = previous
         if selection.partial:
-            previous = _seed(tree, previous)
-            result.previous = previous
+            previous = result.previous = _seed(tree)
         (tree.staging / "configs").mkdir(exist_ok=True)
         (tree.staging / "hosts").mkdir(exist_ok=True)
         (tree.staging / "inventory").mkdir(exist_ok=True)
@@ -437,36 +436,31 @@ class TreeChanged(InputError):
 _SEED_TRIES = 3
 
 
-def _seed(tree: AtomicTree, previous: Manifest | None) -> Manifest | None:
-    """Start a partial build's staging tree from the current tree, and return the manifest it matches.
+def _seed(tree: AtomicTree) -> Manifest | None:
+    """Start a partial build's staging tree from the current tree, and return that tree's manifest.
 
-    The copy goes by path, so a full build that swaps its own tree in meanwhile made it part one tree and part
+    The copy goes by path, so a full build that swapped its own tree in meanwhile made it part one tree and part
     the other, under the manifest read before (seen in a fault trial: 75 server scripts of one build, 117 of the
-    next, digests that matched neither). Every file copied is a hard link, so the copy is the manifest's tree
-    exactly when it holds the manifest's files and no other, each the inode the manifest recorded. Else the
-    tree was swapped: copy again, from the manifest now there."""
+    next, digests that matched neither). So the tree is held open while its manifest is read and it is copied:
+    when the path still names that very directory afterwards, everything came from it (a build never swaps a
+    replaced tree back, and the open descriptor keeps its inode from being reused). Else copy again."""
+    from netfab.render.manifest import manifest_at
+
     for _ in range(_SEED_TRIES):
-        tree.seed_from_target()
-        if previous is None or _holds_exactly(tree.staging, previous):
-            return previous
-        previous = read_manifest(tree.target) if tree.target.is_dir() else None
+        try:
+            held = os.open(tree.target, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            tree.seed_from_target()  # no tree (or not one to read): nothing to copy, nothing to check
+            return None
+        try:
+            manifest = manifest_at(held)
+            tree.seed_from_target()
+            st, now = os.fstat(held), os.stat(tree.target, follow_symlinks=False)
+        finally:
+            os.close(held)
+        if (st.st_dev, st.st_ino) == (now.st_dev, now.st_ino):
+            return manifest
     raise TreeChanged(tree.target)
-
-
-def _holds_exactly(root: Path, manifest: Manifest) -> bool:
-    if not manifest.intact(root):
-        return False
-    files = set(manifest.files)
-    found = 0
-    for dirpath, _, filenames in os.walk(root):
-        rel = os.path.relpath(dirpath, root)
-        for name in filenames:
-            key = name if rel == "." else f"{rel}/{name}"
-            if key in files:
-                found += 1
-            elif key not in (MARKER, MANIFEST):
-                return False
-    return found == len(files)
 
 
 def _render_all(

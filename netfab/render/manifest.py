@@ -248,7 +248,7 @@ class SameModel:
             if head is not None and (head[0] is None or head[1] != model):
                 os.close(fd)
                 return None  # not this model: the 2 MB of file records need not be parsed to know
-            manifest = _read_at(fd)
+            manifest = manifest_at(fd)
             if (
                 manifest is not None
                 and manifest.inputs is not None
@@ -306,7 +306,8 @@ def _head_at(tree: int) -> tuple[str | None, str | None] | None:
     return (None if inputs is None else inputs.decode()), (None if model is None else model.decode())
 
 
-def _read_at(tree: int) -> Manifest | None:
+def manifest_at(tree: int) -> Manifest | None:
+    """read_manifest for the tree open as the directory descriptor `tree`."""
     text = _manifest_bytes(MANIFEST, tree)
     return None if text is None else _parse(text)
 
