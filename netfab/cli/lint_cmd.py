@@ -89,7 +89,7 @@ def _lint(paths: list[Path], strict: bool, plan: bool, cache: bool = True) -> _O
         from netfab.cli import lint_cache
 
         key = lint_cache.lint_key(paths, read, f"strict={strict} plan={plan}")
-        hit = lint_cache.load(key)
+        hit = lint_cache.load(key, strict=strict)
         if hit is not None:
             findings, code, skipped = hit
             return _Outcome(findings, code, list(source.files), skipped)
@@ -101,7 +101,7 @@ def _lint(paths: list[Path], strict: bool, plan: bool, cache: bool = True) -> _O
 
         result = with_plan(result, source, strict)
     if key is not None and result.exit_code != ExitCode.INTERNAL:  # a crashed rule is not an answer to keep
-        lint_cache.store(key, result.findings, result.exit_code, result.skipped)
+        lint_cache.store(key, result.findings, result.skipped)
     return _Outcome.of(result)
 
 
