@@ -3,10 +3,12 @@
 Rendering is most of an offline audit's CPU (~1.1 ms of ~1.9 ms per EOS switch at 10,000 switches), and CI
 usually audits right after `netfab build` wrote build/<fabric>/. The build records with every switch config
 the digest of what it was rendered from (netfab.render.inputs: the template context, the platform record,
-netfab's code and templates) and the blake2b of its bytes (netfab.render.manifest). A device whose input
+netfab's code and templates) and the digest of its bytes (netfab.render.manifest). A device whose input
 digest today is the recorded one has, by the build's own rule, exactly those files as its rendering; each
 file is read and its bytes checked against the recorded digest, so a file edited, replaced or truncated since
-is rendered instead. A stale or tampered tree can cost time, never change a finding.
+is rendered instead, and a stale tree costs time, never a finding. The manifest is not signed: whoever may write
+the build tree may also rewrite a file's record to match an edit, and the audit then compares against that
+file, as `netfab deploy` would push it. The build tree is trusted output, like the configs it holds.
 """
 
 from __future__ import annotations
