@@ -455,7 +455,11 @@ def _seed(tree: AtomicTree) -> Manifest | None:
         try:
             manifest = manifest_at(held)
             tree.seed_from_target()
-            st, now = os.fstat(held), os.stat(tree.target, follow_symlinks=False)
+            st = os.fstat(held)
+            try:
+                now = os.stat(tree.target, follow_symlinks=False)
+            except FileNotFoundError:  # between another build's two renames: copy again
+                continue
         finally:
             os.close(held)
         if (st.st_dev, st.st_ino) == (now.st_dev, now.st_ino):

@@ -215,34 +215,43 @@ def remove_abandoned(target: Path) -> None:
     """Remove the staging and replaced trees of `target` that a build killed outright left beside it (SIGKILL,
     a power loss: nothing of it ran to clean up). Only those named by a process that no longer runs, and only
     when they hold what netfab writes: a live build's trees, another user's, or a name netfab did not make
-    are left alone. Each holds hard links to an old tree's files, so without this they pile up for ever."""
+    are left alone. Each holds hard links to an old tree's files, so without this they pile up for ever. A
+    replaced tree whose target is missing (a build killed between its two renames) is put back, not removed."""
     try:
-        entries = os.listdir(target.parent)
+        entries = sorted(os.listdir(target.parent))
     except OSError:
         return
-    for entry in entries:
-        pid = _abandoned_by(entry, target.name)
-        if pid is None or _running(pid):
+    # A replaced tree first: killed between its two renames (no renameat2), a build left no tree at the target,
+    # the old one under .<name>.old-<pid>; that one goes back in place rather than away.
+    found = [(kind, pid, entry) for entry in entries for kind, pid in [_abandoned_by(entry, target.name)] if pid]
+    found.sort(key=lambda item: item[0] != "replaced")
+    for kind, pid, entry in found:
+        if _running(pid):
             continue
         path = target.parent / entry
         if path.is_symlink() or not path.is_dir():
             continue
         with contextlib.suppress(OSError):
             names = set(os.listdir(path))
-            if not names or MARKER in names or _legacy_tree(path, names):
-                shutil.rmtree(path, ignore_errors=True)
+            if names and MARKER not in names and not _legacy_tree(path, names):
+                continue
+            if kind == "replaced" and names and not os.path.lexists(target):
+                os.rename(path, target)
+                continue
+            shutil.rmtree(path, ignore_errors=True)
 
 
-def _abandoned_by(entry: str, name: str) -> int | None:
-    """The pid in `.<name>.tmp-<pid>-<random>` (a staging tree) or `.<name>.old-<pid>` (a tree being replaced
-    where the kernel cannot swap two directories); None for any other name."""
+def _abandoned_by(entry: str, name: str) -> tuple[str, int | None]:
+    """("staging", pid) for `.<name>.tmp-<pid>-<random>`, ("replaced", pid) for `.<name>.old-<pid>` (a tree being
+    replaced where the kernel cannot swap two directories); ("", None) for any other name."""
     staging, replaced = f".{name}.tmp-", f".{name}.old-"
     if entry.startswith(staging):
         pid, dash, rest = entry[len(staging) :].partition("-")
-        return int(pid) if pid.isdigit() and dash and rest else None
+        if pid.isdigit() and dash and rest:
+            return "staging", int(pid)
     if entry.startswith(replaced) and entry[len(replaced) :].isdigit():
-        return int(entry[len(replaced) :])
-    return None
+        return "replaced", int(entry[len(replaced) :])
+    return "", None
 
 
 def _running(pid: int) -> bool:

@@ -186,3 +186,24 @@ def test_a_killed_builds_trees_are_removed_and_no_one_elses(tmp_path: Path) -> N
         tree.write("configs/a.conf", "x\n")
     names = {p.name for p in tmp_path.iterdir()}
     assert names == {"fab", notes.name, *(n for n, removed in left.items() if not removed)}
+
+
+def test_a_tree_left_between_two_renames_is_put_back(tmp_path: Path) -> None:
+    """Without renameat2 a build renames the old tree aside, then the new one in. Killed between the two, it
+    left no tree at the target; the old one, under .<fabric>.old-<pid>, goes back in place, not away."""
+    import subprocess
+    import sys
+
+    from netfab.render.writer import MARKER, remove_abandoned
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    aside = tmp_path / f".fab.old-{int(dead.stdout)}"
+    (aside / "configs").mkdir(parents=True)
+    (aside / MARKER).write_text("x\n")
+    (aside / "configs" / "a.conf").write_text("old\n")
+    staging = tmp_path / f".fab.tmp-{int(dead.stdout)}-abc123"
+    staging.mkdir()
+    (staging / MARKER).write_text("x\n")
+    remove_abandoned(tmp_path / "fab")
+    assert (tmp_path / "fab" / "configs" / "a.conf").read_text() == "old\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fab"]
