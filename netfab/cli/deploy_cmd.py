@@ -131,8 +131,6 @@ def _deploy_locked(
 
     plan = loaded.plan
     stale = refuse_if_interrupted(runs, plan.name, "deploy", resume)
-    for j in stale:
-        j.finish("interrupted", "superseded by a resumed run")
     run_build(plan, build_root)  # the inventory and configs this run deploys, on disk for review
     target = resolve_target(plan, build_root, lab, inventory or [])
     devices = [d for d in plan.devices.values() if limit is None or fnmatchcase(d.name, limit)]
@@ -161,6 +159,12 @@ def _deploy_locked(
         err_console.print(f"netfab deploy: {exc}; nothing was changed. Point --runs at a writable directory.")
         raise typer.Exit(ExitCode.USAGE) from None
     lock.set_run(record.run_id)
+    if not dry_run:
+        # Only now, with this run's journal on disk to answer for the fabric (its prepare stage rolls back what
+        # the interrupted run left pending): a resume that stopped before (a build error, a --limit matching
+        # nothing, an inventory error) or that is only a dry run leaves the interrupted run blocking.
+        for j in stale:
+            j.finish("interrupted", f"superseded by resumed run {record.run_id}")
     try:
         _rollout(journal, nr, plan, book, devices, waves, timeout, dry_run, show_diff, events)
     except JournalError as exc:
