@@ -188,6 +188,15 @@ class Deployer:
         for key, text in saved.items():
             self.journal.device_file(name, f"before.{key}", text)
         self.journal.record.devices[name].companions = sorted(saved)
+        if not saved:
+            # Said before the commit, and kept in the journal for the refusal after a kill: a revert of this
+            # commit cannot undo its kernel side.
+            self.journal.record.devices[name].first_host_script = True
+            self.note(
+                name,
+                "first netfab host script here: a revert (its device timer, a rollback) puts FRR back, but the "
+                "kernel keeps what this script sets (MTU, ECN, ECMP hash)",
+            )
         kernel = getattr(conn, "get_kernel_state", None)
         if kernel is not None:
             self.journal.device_file(name, "before.kernel.json", json.dumps(comparable_kernel(kernel()), indent=1))

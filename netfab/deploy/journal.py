@@ -123,6 +123,9 @@ class DeviceRecord:
     """UTC time of the last state change (the refusal message says when a device timer fires)."""
     companions: list[str] = field(default_factory=list)
     """Keys of the companion files backed up as before.<key> (frr: host.sh, the host script last applied)."""
+    first_host_script: bool = False
+    """This run brings the device its first netfab host script: there is no earlier one for a revert (the
+    device timer, a rollback) to re-run, so FRR goes back and the kernel keeps what the new script set."""
 
 
 @dataclass

@@ -75,8 +75,17 @@ def device_positions(journal: Journal) -> list[tuple[str, list[str]]]:
             )
         else:  # the deploy's own wave rollback: it fires the commit's timer, which reverts on the device
             text = "rolling back: the revert runs on the device and finishes there by itself (old config)"
+        if dev.first_host_script and state in _REVERTING:
+            text += (
+                "; FRR only: this was the first netfab host script here, so the kernel keeps what it set (MTU, ECN, "
+                "ECMP hash) and `netfab rollback` reports the difference"
+            )
         groups.setdefault(text, []).append(name)
     return sorted(groups.items(), key=lambda kv: kv[1][0])
+
+
+_REVERTING = frozenset({"committing", "committed", "confirming", "rolling_back"})
+"""States whose account above ends with a device-side revert of the commit (a confirm timer, a rollback)."""
 
 
 def refusal(journal: Journal, intent: Iterable[str] | None = None) -> str:
