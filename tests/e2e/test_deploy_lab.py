@@ -158,8 +158,16 @@ def test_interrupted_run_is_reported_and_devices_revert_by_themselves(lab: Runni
     again = lab.netfab("deploy", str(lab.intent), "--lab", lab.prefix, "--dry-run")
     assert again.returncode == 1
     assert "was interrupted" in again.stderr and "--resume" in again.stderr
-    resumed = lab.netfab("deploy", str(lab.intent), "--lab", lab.prefix, "--resume", "--dry-run")
+    # A dry run of the resume changes nothing and answers for nothing: the interrupted run still blocks.
+    looked = lab.netfab("deploy", str(lab.intent), "--lab", lab.prefix, "--resume", "--dry-run")
+    assert looked.returncode == 0, looked.stderr
+    still = lab.netfab("deploy", str(lab.intent), "--lab", lab.prefix, "--dry-run")
+    assert still.returncode == 1 and "was interrupted" in still.stderr
+    # The resume itself re-diffs (every device is back at the intent: nothing to push) and unblocks the fabric.
+    resumed = lab.netfab("deploy", str(lab.intent), "--lab", lab.prefix, "--resume")
     assert resumed.returncode == 0, resumed.stderr
+    after = lab.netfab("deploy", str(lab.intent), "--lab", lab.prefix, "--dry-run")
+    assert after.returncode == 0, after.stderr
 
 
 def test_unreachable_switch_mid_rollout_stops_and_rolls_back(lab: RunningLab) -> None:
