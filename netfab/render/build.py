@@ -35,7 +35,7 @@ from netfab.render.device import (
 )
 from netfab.render.inputs import RenderInputs
 from netfab.render.inventory import dump_inventory, inventory_data
-from netfab.render.manifest import MANIFEST, FileRecord, Manifest, digest_bytes, read_manifest
+from netfab.render.manifest import MANIFEST, FileRecord, Manifest, digest_bytes, manifest_at, read_manifest
 from netfab.render.preseed import prune
 from netfab.render.writer import AtomicTree, relative_key, safe_relpath, writing_back
 
@@ -380,10 +380,9 @@ def _build(
         seeded.abort()  # seeded for a full build of this very tree, or of no use
         seeded = None
     with seeded or AtomicTree(target) as tree:
-        previous = read_manifest(tree.target) if tree.target.is_dir() else None
-        result.previous = previous
-        if selection.partial:
-            previous = result.previous = _seed(tree)
+        # A partial build reads the manifest of the very tree it copies (_seed); a full one reads it here.
+        # (read_manifest is None for a tree not there: its open fails.)
+        previous = result.previous = _seed(tree) if selection.partial else read_manifest(tree.target)
         (tree.staging / "configs").mkdir(exist_ok=True)
         (tree.staging / "hosts").mkdir(exist_ok=True)
         (tree.staging / "inventory").mkdir(exist_ok=True)
@@ -444,8 +443,6 @@ def _seed(tree: AtomicTree) -> Manifest | None:
     next, digests that matched neither). So the tree is held open while its manifest is read and it is copied:
     when the path still names that very directory afterwards, everything came from it (a build never swaps a
     replaced tree back, and the open descriptor keeps its inode from being reused). Else copy again."""
-    from netfab.render.manifest import manifest_at
-
     for _ in range(_SEED_TRIES):
         try:
             held = os.open(tree.target, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
